@@ -1,0 +1,59 @@
+"""Rule-based decomposition of an answer into clause-level claims with exact spans.
+
+Clauses are cut at semicolons and at a comma followed by a coordinating or relative word.
+The cut never crosses a negation or number: each claim is a verbatim piece of the answer, so its
+qualifiers (not, only, 3.5 million, in 2019) stay inside it.
+"""
+from __future__ import annotations
+
+import re
+
+from .types import Claim, Sentence, Span
+
+_CUT = re.compile(
+    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though|which|who|so|yet|as well as|however)\b)"
+    r"|\s+(?=(?:but|whereas)\b)",
+    re.IGNORECASE,
+)
+_MIN_WORDS = 4
+_WORD = re.compile(r"\w+")
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and (text[start].isspace() or text[start] in ",;"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;"):
+        end -= 1
+    return start, end
+
+
+def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
+    """Character ranges of the clauses of one sentence; short pieces stay with their neighbour."""
+    pieces: list[tuple[int, int]] = []
+    cursor = sentence.start
+    for match in _CUT.finditer(sentence.text):
+        cut = sentence.start + match.start()
+        pieces.append((cursor, cut))
+        cursor = sentence.start + match.end()
+    pieces.append((cursor, sentence.end))
+    merged: list[tuple[int, int]] = []
+    for start, end in pieces:
+        start, end = _trimmed(answer, start, end)
+        if end <= start:
+            continue
+        words = len(_WORD.findall(answer[start:end]))
+        if merged and (words < _MIN_WORDS or len(_WORD.findall(answer[merged[-1][0]:merged[-1][1]])) < _MIN_WORDS):
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
+    """Claims of an answer: one per clause of each sentence."""
+    claims: list[Claim] = []
+    for sentence in sentences:
+        for start, end in split_clauses(answer, sentence):
+            claims.append(Claim(id=len(claims), text=answer[start:end], spans=[Span(start=start, end=end)],
+                                sentence_index=sentence.index))
+    return claims

@@ -1,0 +1,77 @@
+"""The narrow interface every judge implements, and the values it returns."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..retrieval import SentenceIndex
+from ..types import Claim, Sentence, Span, Verdict, Window
+
+
+@dataclass
+class Usage:
+    """Judge calls and tokens spent; cached calls cost nothing and are counted apart."""
+
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, other: "Usage") -> None:
+        self.calls += other.calls
+        self.cached_calls += other.cached_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+
+
+@dataclass
+class Judgement:
+    """A judge's verdict on one claim, with the context sentences behind it."""
+
+    verdict: Verdict
+    supporting: list[int] = field(default_factory=list)
+    contradicting: list[int] = field(default_factory=list)
+    rationale: str = ""
+    unsupported: list[Span] = field(default_factory=list)  # answer offsets of the unsupported words
+
+
+@dataclass
+class AuditInput:
+    """What a judge sees of one audit: the texts, their sentences and a lexical index of the context."""
+
+    context: str
+    answer: str
+    question: Optional[str]
+    context_sentences: list[Sentence]
+    answer_sentences: list[Sentence]
+    index: SentenceIndex
+
+
+class Judge(ABC):
+    """Decomposes an answer into claims and verifies claims against context sentences."""
+
+    name: str = "judge"
+    model: Optional[str] = None
+    supports_reflection: bool = False
+
+    @abstractmethod
+    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+        """Atomic claims of the answer, each mapped to answer character spans."""
+
+    @abstractmethod
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        """Local verdicts of `claims` against the sentences of one window, keyed by claim id."""
+
+    @abstractmethod
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        """Final verdicts against the whole context; `hints` are the OR-joined local verdicts."""
+
+    def settings(self) -> dict:
+        """Settings that change results (recorded in the manifest)."""
+        return {}
+
+    def prompt_hashes(self) -> dict[str, str]:
+        return {}

@@ -1,0 +1,20 @@
+"""Build a judge by name; the heavy OpenAI client is imported only when asked for."""
+from __future__ import annotations
+
+from .base import Judge
+
+JUDGES = ("offline", "openai")
+
+
+def make_judge(name: str = "offline", **options) -> Judge:
+    """`offline` (default, no network) or `openai` (any OpenAI-compatible endpoint)."""
+    key = (name or "offline").strip().lower()
+    if key == "offline":
+        from .offline import OfflineJudge, OfflineSettings
+
+        return OfflineJudge(OfflineSettings(**options) if options else None)
+    if key == "openai":
+        from .openai_judge import OpenAIJudge
+
+        return OpenAIJudge.from_options(**options)
+    raise ValueError(f"unknown judge {name!r}; choose one of: {', '.join(JUDGES)}")

@@ -1,0 +1,188 @@
+"""The offline judge: deterministic lexical verification, no network, no model.
+
+A claim is checked against its best evidence sentences (BM25 over stems). What the claim asserts
+that the evidence does not carry decides the verdict:
+- a number, date or negation that differs from a closely matching sentence, or an antonym swap
+  -> contradicted;
+- numbers, names or enough content words that the context never mentions -> baseless;
+- otherwise -> entailed, with the evidence sentences.
+The unsupported words become the claim's hallucinated sub-spans.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Iterable, Optional
+
+from ..decompose import split_claims
+from ..lexicon import Token, antonym_index, number_key, tokenize
+from ..types import Claim, Span, Verdict, Window
+from .base import AuditInput, Judge, Judgement, Usage
+
+
+@dataclass(frozen=True)
+class OfflineSettings:
+    """Thresholds of the offline judge (calibrated on the dev benchmarks, see docs/benchmarks.md)."""
+
+    evidence_k: int = 3              # evidence sentences pooled per claim
+    baseless_ratio: float = 0.34     # share of unsupported content weight that makes a claim baseless
+    min_unsupported_weight: float = 1.5
+    contradiction_overlap: float = 0.6  # share of claim stems a sentence must carry to contradict it
+    entity_weight: float = 2.0
+    number_weight: float = 3.0
+    word_weight: float = 1.0
+    span_gap: int = 2                # stop words allowed between unsupported words of one span
+
+
+class OfflineJudge(Judge):
+    """Lexical evidence retrieval plus number, entity, negation and antonym checks."""
+
+    name = "offline"
+
+    def __init__(self, settings: Optional[OfflineSettings] = None):
+        self.config = settings or OfflineSettings()
+        self._antonyms = antonym_index()
+
+    def settings(self) -> dict:
+        return asdict(self.config)
+
+    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+        return split_claims(audit.answer, audit.answer_sentences)
+
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = list(window.sentence_ids())
+        return {c.id: self._judge(c, audit, ids, vocabulary_is_window=True) for c in claims}
+
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = range(len(audit.index))
+        results = {}
+        for claim in claims:
+            hint = hints.get(claim.id)
+            judgement = self._judge(claim, audit, ids, vocabulary_is_window=False)
+            if hint is not None and hint.verdict is Verdict.CONTRADICTED and judgement.verdict is not Verdict.CONTRADICTED:
+                judgement.rationale += " (a local contradiction was not confirmed against the whole context)"
+            results[claim.id] = judgement
+        return results
+
+    # -- the check of one claim against a set of sentences ---------------------------------------
+
+    def _judge(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int],
+               vocabulary_is_window: bool) -> Judgement:
+        cfg, index = self.config, audit.index
+        tokens = _claim_tokens(claim, audit.answer)
+        content = [t for t in tokens if t.is_content]
+        if not content:
+            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words")
+        ids = list(sentence_ids)
+        ranked = index.rank((t.stem for t in content), ids, cfg.evidence_k)
+        evidence = [i for i, _ in ranked]
+        question = tokenize(audit.question) if audit.question else []
+        q_stems = {t.stem for t in question}
+        q_numbers = {number_key(t.number) for t in question if t.number is not None}
+        pool_stems = set(q_stems).union(*(index.stems[i] for i in evidence)) if evidence else set(q_stems)
+        pool_lowers = set().union(*(index.lowers[i] for i in evidence)) if evidence else set()
+        pool_numbers = set(q_numbers).union(*(index.numbers[i] for i in evidence)) if evidence else set(q_numbers)
+        scope_numbers = set().union(*(index.numbers[i] for i in ids)) if ids else set()
+
+        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers | q_numbers)
+        if contradiction is not None:
+            sentence_id, reason, spans = contradiction
+            return Judgement(Verdict.CONTRADICTED, supporting=[], contradicting=[sentence_id],
+                             rationale=reason, unsupported=spans)
+
+        unsupported: list[Token] = []
+        weight_total = weight_missing = 0.0
+        hard_missing = []
+        for t in content:
+            w = self._weight(t)
+            weight_total += w
+            if t.number is not None:
+                supported = number_key(t.number) in pool_numbers or t.lower in pool_lowers
+            else:
+                supported = t.stem in pool_stems or t.lower in pool_lowers
+            if not supported:
+                unsupported.append(t)
+                weight_missing += w
+                if t.number is not None or (t.capitalized and not _sentence_initial(t, claim, audit.answer)):
+                    hard_missing.append(t)
+        ratio = weight_missing / weight_total
+        baseless = bool(hard_missing) or (ratio >= cfg.baseless_ratio and weight_missing >= cfg.min_unsupported_weight)
+        if baseless:
+            words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
+            return Judgement(Verdict.BASELESS, supporting=evidence[:1],
+                             rationale=f"the context does not mention {words}",
+                             unsupported=_phrase_spans(unsupported, tokens, claim, cfg.span_gap))
+        if not evidence:
+            return Judgement(Verdict.ENTAILED, rationale="restates the question")
+        return Judgement(Verdict.ENTAILED, supporting=evidence,
+                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence")
+
+    def _weight(self, t: Token) -> float:
+        cfg = self.config
+        if t.number is not None:
+            return cfg.number_weight
+        return cfg.entity_weight if t.capitalized else cfg.word_weight
+
+    def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
+                       scope_numbers: set[str]) -> Optional[tuple[int, str, list[Span]]]:
+        """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
+        claim_stems = {t.stem for t in content if t.number is None}
+        if not claim_stems:
+            claim_stems = {t.stem for t in content}
+        for sentence_id in evidence:
+            stems = index.stems[sentence_id]
+            overlap = len(claim_stems & stems) / len(claim_stems)
+            if overlap < self.config.contradiction_overlap:
+                continue
+            sentence_tokens = index.tokens[sentence_id]
+            numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
+                       and t.lower not in index.lowers[sentence_id]]
+            if numbers and index.numbers[sentence_id]:
+                return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
+                        [Span(start=t.start, end=t.end) for t in numbers])
+            claim_neg = sum(t.is_negation for t in tokens) % 2
+            sentence_neg = sum(t.is_negation for t in sentence_tokens) % 2
+            if claim_neg != sentence_neg and overlap >= 0.75:
+                negs = [t for t in tokens if t.is_negation]
+                spans = [Span(start=t.start, end=t.end) for t in negs] or [Span(start=tokens[0].start, end=tokens[-1].end)]
+                return sentence_id, "the claim flips the negation of the evidence", spans
+            for t in content:
+                opposite = self._antonyms.get(t.stem)
+                if opposite and t.stem not in stems and opposite & stems:
+                    return (sentence_id, f"'{t.text}' is the opposite of what the evidence says",
+                            [Span(start=t.start, end=t.end)])
+        return None
+
+
+def _claim_tokens(claim: Claim, answer: str) -> list[Token]:
+    """Tokens of the claim's answer spans, with offsets into the answer."""
+    tokens: list[Token] = []
+    for span in claim.spans:
+        for t in tokenize(answer[span.start:span.end]):
+            tokens.append(Token(t.text, t.start + span.start, t.end + span.start, t.lower, t.stem, t.number,
+                                t.capitalized))
+    return tokens
+
+
+def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:
+    """True when a capital letter is explained by the position: the first word of a sentence or clause."""
+    before = answer[:t.start].rstrip()
+    return not before or before[-1] in ".!?:;\"'(\n-\u2022*" or t.start == claim.spans[0].start
+
+
+def _phrase_spans(unsupported: list[Token], tokens: list[Token], claim: Claim, gap: int) -> list[Span]:
+    """Unsupported words merged into phrases when only a few other words separate them."""
+    if not unsupported:
+        return [Span(start=s.start, end=s.end) for s in claim.spans]
+    position = {id(t): i for i, t in enumerate(tokens)}
+    spans: list[Span] = []
+    last_index = None
+    for t in unsupported:
+        i = position[id(t)]
+        if spans and last_index is not None and i - last_index <= gap + 1:
+            spans[-1] = Span(start=spans[-1].start, end=t.end)
+        else:
+            spans.append(Span(start=t.start, end=t.end))
+        last_index = i
+    return spans

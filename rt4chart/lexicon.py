@@ -1,0 +1,149 @@
+"""Word-level analysis for the offline judge: tokens with offsets, stems, numbers, polarity.
+
+Everything here is deterministic and ships inside the package (no corpora to download).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Optional
+
+from nltk.stem.porter import PorterStemmer
+
+_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*%?|\w+(?:['\u2019]\w+)*(?:[.-]\w+)*")
+_STEMMER = PorterStemmer()
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been before being
+below between both but by can could did do does doing down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is it its itself just let me
+more most my myself of off on once only or other our ours ourselves out over own same she should so
+some such than that the their theirs them themselves then there these they this those through to too
+under until up very was we were what when where which while who whom why will with would you your
+yours yourself yourselves s t d ll m re ve may might must shall upon per via etc one within among
+according based include includes including overall however therefore thus also well like made make
+mentioned provided given stated states state says said say described mention mentions passage passages
+information text article context answer question summary report reports reported
+""".split())
+
+NEGATIONS = frozenset("""
+no not never none nobody nothing neither nor without cannot can't won't don't doesn't didn't isn't
+aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't n't nowhere lack lacks
+lacked fail fails failed unable
+""".split())
+
+# Pairs whose swap flips the meaning of an otherwise matching sentence.
+_ANTONYM_PAIRS = [
+    ("increase", "decrease"), ("increase", "reduce"), ("rise", "fall"), ("rise", "drop"), ("gain", "loss"),
+    ("higher", "lower"), ("more", "less"), ("more", "fewer"), ("larger", "smaller"), ("bigger", "smaller"),
+    ("before", "after"), ("earlier", "later"), ("first", "last"), ("win", "lose"), ("won", "lost"),
+    ("accept", "reject"), ("approve", "reject"), ("allow", "prohibit"), ("allow", "ban"), ("legal", "illegal"),
+    ("true", "false"), ("success", "failure"), ("positive", "negative"), ("open", "closed"), ("buy", "sell"),
+    ("maximum", "minimum"), ("above", "below"), ("up", "down"), ("always", "never"), ("all", "none"),
+    ("male", "female"), ("alive", "dead"), ("north", "south"), ("east", "west"), ("strong", "weak"),
+    ("safe", "dangerous"), ("increased", "decreased"), ("old", "new"), ("young", "old"), ("cheap", "expensive"),
+    ("agree", "disagree"), ("support", "oppose"), ("include", "exclude"), ("start", "end"), ("begin", "end"),
+    ("guilty", "innocent"), ("convicted", "acquitted"), ("arrive", "depart"), ("hot", "cold"), ("wet", "dry"),
+]
+
+_NUMBER_WORDS = {
+    "zero": 0, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+    "half": 0.5, "twice": 2, "double": 2, "triple": 3,
+}
+_MULTIPLIERS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
+                "b": 1e9, "trillion": 1e12, "percent": 1, "per cent": 1}
+MONTHS = frozenset("january february march april may june july august september october november december"
+                   .split())
+WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
+
+@dataclass(frozen=True)
+class Token:
+    """A word of a text: surface form, offsets, lower-case form and stem."""
+
+    text: str
+    start: int
+    end: int
+    lower: str
+    stem: str
+    number: Optional[float]
+    capitalized: bool
+
+    @property
+    def is_content(self) -> bool:
+        return self.number is not None or (self.lower not in STOPWORDS and self.lower not in NEGATIONS
+                                           and len(self.lower) > 1)
+
+    @property
+    def is_negation(self) -> bool:
+        return self.lower in NEGATIONS or self.lower.endswith("n't")
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Porter stem of a lower-case word (cached: the same words recur across windows)."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    return _STEMMER.stem(word, to_lowercase=False)
+
+
+def parse_number(text: str) -> Optional[float]:
+    """'3.5' -> 3.5, '3,500,000' -> 3500000.0, '$20' -> 20.0, '45%' -> 45.0, 'twelve' -> 12.0."""
+    lowered = text.lower()
+    if lowered in _NUMBER_WORDS:
+        return float(_NUMBER_WORDS[lowered])
+    cleaned = lowered.lstrip("$").rstrip("%")
+    if not cleaned or not cleaned[0].isdigit():
+        return None
+    if ":" in cleaned:
+        return None  # times like 5:30 are compared as text
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", cleaned):
+        cleaned = cleaned.replace(",", "")
+    try:
+        return float(cleaned)
+    except ValueError:
+        return None
+
+
+def tokenize(text: str) -> list[Token]:
+    """Words of `text` with offsets; numbers carry their value with 'million'/'billion' applied."""
+    tokens: list[Token] = []
+    for match in _TOKEN.finditer(text):
+        surface = match.group()
+        lower = surface.lower().replace("\u2019", "'")
+        number = parse_number(surface)
+        if number is None and tokens and tokens[-1].number is not None and lower in _MULTIPLIERS:
+            prev = tokens.pop()
+            joined = text[prev.start:match.end()]
+            tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
+                                prev.number * _MULTIPLIERS[lower], False))
+            continue
+        tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,
+                            surface[:1].isupper()))
+    return tokens
+
+
+def number_key(value: float) -> str:
+    """A canonical form so that 3.5e6 and 3,500,000 and 3.50 million compare equal."""
+    return f"{value:.6g}"
+
+
+def antonym_index() -> dict[str, frozenset[str]]:
+    """Stem -> stems of its antonyms."""
+    return _ANTONYMS
+
+
+def _build_antonyms() -> dict[str, frozenset[str]]:
+    pairs: dict[str, set[str]] = {}
+    for a, b in _ANTONYM_PAIRS:
+        sa, sb = stem(a), stem(b)
+        pairs.setdefault(sa, set()).add(sb)
+        pairs.setdefault(sb, set()).add(sa)
+    return {k: frozenset(v) for k, v in pairs.items()}
+
+
+_ANTONYMS = _build_antonyms()

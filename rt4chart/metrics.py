@@ -1,0 +1,150 @@
+"""Answer-level and character-span metrics, computed exactly as `shared/benchmarks/score.py` does."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Optional
+
+
+def _ratio(a: float, b: float) -> Optional[float]:
+    return a / b if b else None
+
+
+def _f1(p: Optional[float], r: Optional[float]) -> Optional[float]:
+    if p is None or r is None:
+        return None
+    return 2 * p * r / (p + r) if (p + r) else 0.0
+
+
+def as_bool(value) -> bool:
+    """JSON booleans as they are; 'true'/'yes'/'1'/'hallucinated' strings count as true."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "yes", "1", "hallucinated")
+    return bool(value)
+
+
+def char_set(spans: Iterable[Mapping], n: int) -> set[int]:
+    """Character offsets covered by spans, clipped to [0, n); malformed spans are skipped."""
+    chars: set[int] = set()
+    for span in spans or []:
+        try:
+            s, e = int(span["start"]), int(span["end"])
+        except (KeyError, TypeError, ValueError):
+            continue
+        s, e = max(0, s), min(n, e)
+        if e > s:
+            chars.update(range(s, e))
+    return chars
+
+
+def gold_span_counts(span: Mapping, setting: str = "lenient") -> bool:
+    """Whether a gold span counts as hallucinated in the lenient (default) or strict setting."""
+    if "counts_in" in span:
+        return setting in (span.get("counts_in") or [])
+    return span.get("label") != "Benign"
+
+
+@dataclass
+class Scores:
+    """Confusion counts and character counts; the ratios derive from them."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+    missing: int = 0
+    span_records: int = 0
+    pred_chars: int = 0
+    gold_chars: int = 0
+    overlap_chars: int = 0
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return self.tp + self.fp + self.fn + self.tn
+
+    @property
+    def precision(self): return _ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self): return _ratio(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self): return _f1(self.precision, self.recall)
+
+    @property
+    def balanced_accuracy(self):
+        tnr = _ratio(self.tn, self.tn + self.fp)
+        rec = self.recall
+        return (rec + tnr) / 2 if rec is not None and tnr is not None else None
+
+    @property
+    def accuracy(self): return _ratio(self.tp + self.tn, self.n)
+
+    @property
+    def span_precision(self): return _ratio(self.overlap_chars, self.pred_chars)
+
+    @property
+    def span_recall(self): return _ratio(self.overlap_chars, self.gold_chars)
+
+    @property
+    def span_f1(self): return _f1(self.span_precision, self.span_recall)
+
+    def as_dict(self) -> dict:
+        return {
+            "n": self.n, "positives": self.tp + self.fn, "negatives": self.tn + self.fp,
+            "missing_predictions": self.missing,
+            "answer": {"precision": self.precision, "recall": self.recall, "f1": self.f1,
+                       "balanced_accuracy": self.balanced_accuracy, "accuracy": self.accuracy,
+                       "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn},
+            "span": {"precision": self.span_precision, "recall": self.span_recall, "f1": self.span_f1,
+                     "records": self.span_records, "pred_chars": self.pred_chars,
+                     "gold_chars": self.gold_chars, "overlap_chars": self.overlap_chars},
+        }
+
+
+def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = False) -> Scores:
+    """Score predictions (id -> {hallucinated, spans}) against gold records."""
+    label_field = "hallucinated_strict" if strict else "hallucinated"
+    setting = "strict" if strict else "lenient"
+    s = Scores()
+    for g in gold:
+        y = bool(g[label_field]) if label_field in g else bool(g["hallucinated"])
+        p = preds.get(g["id"])
+        if p is None:
+            s.missing += 1
+            yhat, pspans = False, []
+        else:
+            pspans = p.get("spans") or []
+            yhat = as_bool(p["hallucinated"]) if "hallucinated" in p else bool(pspans)
+        if y and yhat:
+            s.tp += 1
+        elif yhat:
+            s.fp += 1
+        elif y:
+            s.fn += 1
+        else:
+            s.tn += 1
+        if g.get("span_annotated", bool(g.get("spans"))):
+            n = len(g["answer"])
+            gchars = char_set([sp for sp in g.get("spans") or [] if gold_span_counts(sp, setting)], n)
+            pchars = char_set(pspans, n)
+            s.span_records += 1
+            s.gold_chars += len(gchars)
+            s.pred_chars += len(pchars)
+            s.overlap_chars += len(gchars & pchars)
+    return s
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (for hallucination rates)."""
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def fmt(x: Optional[float]) -> str:
+    return "n/a" if x is None else f"{x:.4f}"

@@ -1,0 +1,149 @@
+"""The RT4CHART audit of one answer: decompose -> local verify -> global verify -> aggregate."""
+from __future__ import annotations
+
+import time
+from typing import Optional
+
+from . import __version__
+from .config import AuditConfig
+from .judges.base import AuditInput, Judge, Judgement, Usage
+from .lexicon import tokenize
+from .retrieval import SentenceIndex
+from .spans import clip_to, merge_spans
+from .text import make_windows, segmenter_name, split_sentences
+from .types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Manifest, Verdict, Window,
+                    WindowVerdict)
+
+_OR_PRIORITY = (Verdict.CONTRADICTED, Verdict.ENTAILED, Verdict.UNVERIFIED, Verdict.BASELESS)
+
+
+def or_join(verdicts: list[Verdict]) -> Verdict:
+    """Local join over windows: contradiction first, then entailment; nothing found is baseless.
+    A failed window (unverified) outranks baseless: a failure never reads as a finding."""
+    for verdict in _OR_PRIORITY:
+        if verdict in verdicts:
+            return verdict
+    return Verdict.BASELESS
+
+
+def and_join(verdicts: list[Verdict]) -> tuple[str, Optional[bool]]:
+    """Answer-level status: any contradicted/baseless claim makes the answer hallucinated."""
+    if not verdicts:
+        return "empty", False
+    if any(v.is_hallucination for v in verdicts):
+        return "hallucinated", True
+    if Verdict.UNVERIFIED in verdicts:
+        return "unverified", None
+    return "faithful", False
+
+
+def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
+                 per_claim: int) -> dict[int, list[Claim]]:
+    """Window index -> the claims to check there: each claim goes to its best-matching windows
+    (BM25 of the claim's stems against the window's best sentence)."""
+    routed: dict[int, list[Claim]] = {w.index: [] for w in windows}
+    index = audit.index
+    for claim in claims:
+        stems = {t.stem for t in tokenize(claim.text) if t.is_content}
+        scores = []
+        for window in windows:
+            best = max((index.score(stems, i) for i in window.sentence_ids()), default=0.0)
+            if best > 0:
+                scores.append((best, window.index))
+        scores.sort(key=lambda pair: (-pair[0], pair[1]))
+        for _, window_index in scores[:per_claim]:
+            routed[window_index].append(claim)
+    return routed
+
+
+def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
+    items = []
+    for relation, ids in (("contradicts", judgement.contradicting), ("supports", judgement.supporting)):
+        for i in ids:
+            if 0 <= i < len(audit.context_sentences):
+                s = audit.context_sentences[i]
+                items.append(Evidence(sentence_index=i, start=s.start, end=s.end, text=s.text, relation=relation))
+    return items
+
+
+def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, audit: AuditInput) -> ClaimResult:
+    spans: list = []
+    if final.verdict.is_hallucination:
+        spans = clip_to(final.unsupported, claim.spans) or list(claim.spans)
+    return ClaimResult(claim=claim, local=local, local_verdict=or_join([w.verdict for w in local]),
+                       verdict=final.verdict, evidence=_evidence(final, audit), rationale=final.rationale,
+                       hallucinated_spans=spans, history=[final.verdict])
+
+
+def prepare(context: str, answer: str, question: Optional[str]) -> AuditInput:
+    """Segment both texts and index the context."""
+    context_sentences = split_sentences(context)
+    return AuditInput(context=context, answer=answer, question=(question or None),
+                      context_sentences=context_sentences, answer_sentences=split_sentences(answer),
+                      index=SentenceIndex(context_sentences))
+
+
+def audit(context: str, answer: str, question: Optional[str] = None, judge: Optional[Judge] = None,
+          config: Optional[AuditConfig] = None) -> AuditReport:
+    """Audit one answer against its context (and optional question) and return the full report."""
+    from .judges.factory import make_judge
+
+    for name, value in (("context", context), ("answer", answer)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    judge = judge or make_judge("offline")
+    config = config or AuditConfig()
+    started = time.perf_counter()
+    usage = Usage()
+    data = prepare(context, answer, question)
+    windows = make_windows(len(data.context_sentences), config.window_size, config.window_stride)
+    notes: list[str] = []
+    claims = judge.decompose(data, usage) if data.answer_sentences else []
+    if not claims:
+        notes.append("the answer is empty: nothing to check" if not answer.strip()
+                     else "no checkable claim was found in the answer")
+
+    local: dict[int, list[WindowVerdict]] = {c.id: [] for c in claims}
+    hints: dict[int, Judgement] = {}
+    finals: dict[int, Judgement] = {}
+    window_checks = 0
+    if claims and not data.context_sentences:
+        notes.append("the context is empty: every claim is baseless")
+        finals = {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
+    elif claims:
+        for window_index, routed in route_claims(claims, windows, data, config.windows_per_claim).items():
+            if not routed:
+                continue
+            window_checks += len(routed)
+            for claim_id, j in judge.verify_window(routed, windows[window_index], data, usage).items():
+                local[claim_id].append(WindowVerdict(window_index=window_index, verdict=j.verdict,
+                                                     evidence=j.supporting + j.contradicting,
+                                                     rationale=j.rationale))
+                hints[claim_id] = _strongest(hints.get(claim_id), j)
+        finals = judge.verify_global(claims, hints, data, usage)
+
+    results = []
+    for claim in claims:
+        final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
+        results.append(_claim_result(claim, local[claim.id], final, data))
+    status, hallucinated = and_join([r.verdict for r in results])
+    spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
+    coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
+                        window_checks=window_checks, judge_calls=usage.calls, cached_calls=usage.cached_calls,
+                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                        elapsed_s=round(time.perf_counter() - started, 4))
+    manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
+                        settings={"audit": config.model_dump(), "judge": judge.settings(),
+                                  "segmenter": segmenter_name()},
+                        prompt_hashes=judge.prompt_hashes())
+    return AuditReport(context=context, answer=answer, question=data.question, status=status,
+                       hallucinated=hallucinated, spans=spans, claims=results,
+                       context_sentences=data.context_sentences, windows=windows, coverage=coverage,
+                       manifest=manifest, notes=notes)
+
+
+def _strongest(current: Optional[Judgement], new: Judgement) -> Judgement:
+    """Keep the OR-join winner between two local judgements of the same claim."""
+    if current is None:
+        return new
+    return current if _OR_PRIORITY.index(current.verdict) <= _OR_PRIORITY.index(new.verdict) else new

@@ -1,0 +1,59 @@
+"""A lexical index over context sentences: BM25 scoring of stems, vocabulary look-ups."""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable, Sequence
+
+from .lexicon import Token, number_key, tokenize
+from .types import Sentence
+
+
+class SentenceIndex:
+    """Per-sentence tokens, stem sets and BM25 statistics of one context."""
+
+    def __init__(self, sentences: Sequence[Sentence], k1: float = 1.2, b: float = 0.75):
+        self.sentences = list(sentences)
+        self.tokens: list[list[Token]] = [tokenize(s.text) for s in self.sentences]
+        self.stems: list[frozenset[str]] = [frozenset(t.stem for t in toks if t.is_content) for toks in self.tokens]
+        self.lowers: list[frozenset[str]] = [frozenset(t.lower for t in toks) for toks in self.tokens]
+        self.numbers: list[frozenset[str]] = [
+            frozenset(number_key(t.number) for t in toks if t.number is not None) for toks in self.tokens
+        ]
+        self.term_counts = [Counter(t.stem for t in toks if t.is_content) for toks in self.tokens]
+        self.lengths = [sum(c.values()) for c in self.term_counts]
+        self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
+        df: Counter[str] = Counter()
+        for stems in self.stems:
+            df.update(stems)
+        n = len(self.sentences)
+        self.idf = {term: math.log(1 + (n - f + 0.5) / (f + 0.5)) for term, f in df.items()}
+        self.default_idf = math.log(1 + (n + 0.5) / 0.5) if n else 1.0
+        self.vocabulary: frozenset[str] = frozenset(df)
+        self.all_lowers: frozenset[str] = frozenset().union(*self.lowers) if self.lowers else frozenset()
+        self.all_numbers: frozenset[str] = frozenset().union(*self.numbers) if self.numbers else frozenset()
+        self._k1, self._b = k1, b
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def score(self, query_stems: Iterable[str], sentence_id: int) -> float:
+        """BM25 score of one sentence for a bag of query stems."""
+        counts = self.term_counts[sentence_id]
+        if not counts:
+            return 0.0
+        norm = self._k1 * (1 - self._b + self._b * self.lengths[sentence_id] / (self.avg_length or 1.0))
+        total = 0.0
+        for term in set(query_stems):
+            tf = counts.get(term, 0)
+            if tf:
+                total += self.idf[term] * tf * (self._k1 + 1) / (tf + norm)
+        return total
+
+    def rank(self, query_stems: Iterable[str], sentence_ids: Iterable[int], k: int) -> list[tuple[int, float]]:
+        """The `k` best sentences among `sentence_ids` with a positive score, best first."""
+        query = set(query_stems)
+        scored = [(i, self.score(query, i)) for i in sentence_ids]
+        scored = [pair for pair in scored if pair[1] > 0]
+        scored.sort(key=lambda pair: (-pair[1], pair[0]))
+        return scored[:k]

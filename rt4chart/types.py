@@ -1,0 +1,151 @@
+"""Typed values that flow through an audit; every one round-trips through JSON."""
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Verdict(str, Enum):
+    """What the context says about a claim. `unverified` means the judge failed."""
+
+    ENTAILED = "entailed"
+    CONTRADICTED = "contradicted"
+    BASELESS = "baseless"
+    UNVERIFIED = "unverified"
+
+    @property
+    def is_hallucination(self) -> bool:
+        return self in (Verdict.CONTRADICTED, Verdict.BASELESS)
+
+
+class Span(BaseModel):
+    """Half-open character range [start, end) into a text."""
+
+    model_config = ConfigDict(frozen=True)
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+    def slice(self, text: str) -> str:
+        return text[self.start:self.end]
+
+
+class Sentence(BaseModel):
+    """A sentence of a text with its exact offsets: `text == source[start:end]`."""
+
+    model_config = ConfigDict(frozen=True)
+    index: int
+    start: int
+    end: int
+    text: str
+
+
+class Window(BaseModel):
+    """A run of consecutive context sentences [first, last] checked together."""
+
+    model_config = ConfigDict(frozen=True)
+    index: int
+    first: int
+    last: int
+
+    def sentence_ids(self) -> range:
+        return range(self.first, self.last + 1)
+
+
+class Claim(BaseModel):
+    """An atomic statement of the answer and the answer characters it comes from."""
+
+    id: int
+    text: str
+    spans: list[Span]
+    sentence_index: int = 0
+
+
+class Evidence(BaseModel):
+    """A context sentence that supports or contradicts a claim."""
+
+    sentence_index: int
+    start: int
+    end: int
+    text: str
+    relation: Literal["supports", "contradicts"]
+
+
+class WindowVerdict(BaseModel):
+    """The local verdict of one claim against one window."""
+
+    window_index: int
+    verdict: Verdict
+    evidence: list[int] = Field(default_factory=list)
+    rationale: str = ""
+
+
+class ClaimResult(BaseModel):
+    """Everything the audit found about one claim."""
+
+    claim: Claim
+    local: list[WindowVerdict] = Field(default_factory=list)
+    local_verdict: Verdict
+    verdict: Verdict
+    evidence: list[Evidence] = Field(default_factory=list)
+    rationale: str = ""
+    hallucinated_spans: list[Span] = Field(default_factory=list)
+    history: list[Verdict] = Field(default_factory=list)
+
+
+class Coverage(BaseModel):
+    """How much work the audit did and what it cost."""
+
+    context_sentences: int = 0
+    windows: int = 0
+    window_checks: int = 0
+    judge_calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed_s: float = 0.0
+    reflection_rounds: int = 0
+
+
+class Manifest(BaseModel):
+    """What is needed to reproduce a result: judge, model, settings, prompt hashes."""
+
+    rt4chart_version: str
+    judge: str
+    model: Optional[str] = None
+    settings: dict = Field(default_factory=dict)
+    prompt_hashes: dict[str, str] = Field(default_factory=dict)
+
+
+AnswerStatus = Literal["hallucinated", "faithful", "unverified", "empty"]
+
+
+class AuditReport(BaseModel):
+    """The result of auditing one answer against its context."""
+
+    context: str
+    answer: str
+    question: Optional[str] = None
+    status: AnswerStatus
+    hallucinated: Optional[bool]
+    spans: list[Span] = Field(default_factory=list)
+    claims: list[ClaimResult] = Field(default_factory=list)
+    context_sentences: list[Sentence] = Field(default_factory=list)
+    windows: list[Window] = Field(default_factory=list)
+    coverage: Coverage = Field(default_factory=Coverage)
+    manifest: Manifest
+    notes: list[str] = Field(default_factory=list)
+
+    def verdict_counts(self) -> dict[str, int]:
+        counts = {v.value: 0 for v in Verdict}
+        for result in self.claims:
+            counts[result.verdict.value] += 1
+        return counts
+
+    def to_json(self, **kwargs) -> str:
+        return self.model_dump_json(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "AuditReport":
+        return cls.model_validate_json(text)
