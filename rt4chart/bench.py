@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from .config import AuditConfig
-from .io import parse_jsonl, prediction, read_text
+from .batch import run_records
+from .io import parse_jsonl, prediction, read_text, records_from_rows
 from .judges.base import Judge
 from .metrics import Scores, fmt, score
-from .pipeline import audit
 
 
 @dataclass
@@ -68,25 +68,23 @@ def group_scores(gold: list[dict], preds: dict[str, dict], strict: bool) -> dict
 
 
 def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = None, strict: bool = False,
-              progress: Optional[Callable[[int], None]] = None) -> BenchResult:
-    """Audit every gold record and score the predictions."""
+              progress: Optional[Callable[[int], None]] = None, workers: int = 1) -> BenchResult:
+    """Audit every gold record (question from `meta.question`) and score the predictions."""
     preds: list[dict] = []
     errors: list[str] = []
     calls = ptok = ctok = 0
     started = time.perf_counter()
-    for g in gold:
-        question = (g.get("meta") or {}).get("question") or g.get("question")
-        try:
-            report = audit(g.get("context") or "", g.get("answer") or "", question, judge=judge, config=config)
-            preds.append(prediction(g["id"], report))
-            calls += report.coverage.judge_calls
-            ptok += report.coverage.prompt_tokens
-            ctok += report.coverage.completion_tokens
-        except Exception as exc:  # one bad record must not stop a benchmark; it is reported
-            errors.append(f"{g.get('id')}: {type(exc).__name__}: {exc}")
-            preds.append({"id": g["id"], "hallucinated": None, "spans": [], "error": str(exc)})
-        if progress:
-            progress(1)
+    records = list(records_from_rows(gold, source="benchmark"))
+    for row in run_records(records, judge, config, workers=workers,
+                           progress=(lambda _r: progress(1)) if progress else None):
+        if row.report is None:
+            errors.append(f"{row.record.id}: {row.error}")
+            preds.append({"id": row.record.id, "hallucinated": None, "spans": [], "error": row.error})
+            continue
+        preds.append(prediction(row.record.id, row.report))
+        calls += row.report.coverage.judge_calls
+        ptok += row.report.coverage.prompt_tokens
+        ctok += row.report.coverage.completion_tokens
     elapsed = time.perf_counter() - started
     by_id = {p["id"]: p for p in preds}
     return BenchResult(predictions=preds, scores=group_scores(gold, by_id, strict), elapsed_s=elapsed,

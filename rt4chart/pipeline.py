@@ -58,7 +58,8 @@ def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
 
 def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
     items = []
-    for relation, ids in (("contradicts", judgement.contradicting), ("supports", judgement.supporting)):
+    for relation, ids in (("contradicts", judgement.contradicting), ("supports", judgement.supporting),
+                          ("nearest", judgement.nearest)):
         for i in ids:
             if 0 <= i < len(audit.context_sentences):
                 s = audit.context_sentences[i]
@@ -126,6 +127,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
         results.append(_claim_result(claim, local[claim.id], final, data))
+    notes.extend(data.notes)
     status, hallucinated = and_join([r.verdict for r in results])
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),

@@ -7,7 +7,7 @@ from .types import Span
 
 
 def merge_spans(spans: Iterable[Span], join_gap: int = 0, text: Optional[str] = None) -> list[Span]:
-    """Sorted union of spans; spans closer than `join_gap` characters of whitespace/punctuation merge."""
+    """Sorted union of spans; spans separated by at most `join_gap` spaces/commas (checked in `text`) merge."""
     ordered = sorted((s for s in spans if s.end > s.start), key=lambda s: (s.start, s.end))
     merged: list[Span] = []
     for span in ordered:
@@ -15,7 +15,7 @@ def merge_spans(spans: Iterable[Span], join_gap: int = 0, text: Optional[str] = 
             last = merged[-1]
             gap_ok = span.start <= last.end or (
                 join_gap and span.start - last.end <= join_gap
-                and (text is None or not any(ch.isalnum() for ch in text[last.end:span.start])))
+                and (text is None or text[last.end:span.start].strip(" \t,") == ""))
             if gap_ok:
                 merged[-1] = Span(start=last.start, end=max(last.end, span.end))
                 continue

@@ -63,13 +63,13 @@ class Claim(BaseModel):
 
 
 class Evidence(BaseModel):
-    """A context sentence that supports or contradicts a claim."""
+    """A context sentence that supports or contradicts a claim, or is the nearest one to a baseless claim."""
 
     sentence_index: int
     start: int
     end: int
     text: str
-    relation: Literal["supports", "contradicts"]
+    relation: Literal["supports", "contradicts", "nearest"]
 
 
 class WindowVerdict(BaseModel):

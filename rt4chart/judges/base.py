@@ -32,6 +32,7 @@ class Judgement:
     verdict: Verdict
     supporting: list[int] = field(default_factory=list)
     contradicting: list[int] = field(default_factory=list)
+    nearest: list[int] = field(default_factory=list)  # closest sentences to a claim they do not support
     rationale: str = ""
     unsupported: list[Span] = field(default_factory=list)  # answer offsets of the unsupported words
 
@@ -46,6 +47,7 @@ class AuditInput:
     context_sentences: list[Sentence]
     answer_sentences: list[Sentence]
     index: SentenceIndex
+    notes: list[str] = field(default_factory=list)  # what a judge wants the reader of the report to know
 
 
 class Judge(ABC):

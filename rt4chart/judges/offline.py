@@ -110,7 +110,7 @@ class OfflineJudge(Judge):
         baseless = bool(hard_missing) or (ratio >= cfg.baseless_ratio and weight_missing >= cfg.min_unsupported_weight)
         if baseless:
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
-            return Judgement(Verdict.BASELESS, supporting=evidence[:1],
+            return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale=f"the context does not mention {words}",
                              unsupported=_phrase_spans(unsupported, tokens, claim, cfg.span_gap))
         if not evidence:

@@ -1,0 +1,163 @@
+"""The `rt4chart` command: audit one answer, predict over a file, benchmark against gold labels."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from pathlib import Path
+from typing import Optional
+
+from . import __version__
+from .config import AuditConfig
+from .io import InputError, prediction, read_records, read_text
+from .judges.factory import JUDGES, make_judge
+from .judges.llm_client import JudgeConfigError
+
+
+def _judge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--judge", default="offline", choices=JUDGES, help="verification backend (default: offline)")
+    p.add_argument("--model", help="model name for the openai judge (default: $RT4CHART_MODEL or gpt-4o-mini)")
+    p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
+    p.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); prefer the environment variable")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the memo cache")
+    p.add_argument("--window-size", type=int, default=AuditConfig().window_size)
+    p.add_argument("--window-stride", type=int, default=AuditConfig().window_stride)
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+
+
+def _build(args) -> tuple:
+    options = {}
+    if args.judge == "openai":
+        options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
+                   "use_cache": not args.no_cache}
+    try:
+        config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride)
+    except ValueError as exc:
+        raise InputError(str(exc).splitlines()[-1]) from None
+    return make_judge(args.judge, **options), config
+
+
+def cmd_audit(args) -> int:
+    from .pipeline import audit
+    from .report_text import render_text
+
+    if args.context == "-" and args.answer == "-":
+        raise InputError("only one of --context and --answer can read standard input ('-')")
+    judge, config = _build(args)
+    report = audit(read_text(args.context), read_text(args.answer), args.question, judge=judge, config=config)
+    print(report.to_json(indent=2) if args.format == "json" else render_text(report))
+    return 0
+
+
+def _progress(total: int, quiet: bool):
+    if quiet or not sys.stderr.isatty() and total < 1:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="answer", file=sys.stderr, disable=quiet, dynamic_ncols=True)
+
+
+def cmd_predict(args) -> int:
+    from .batch import run_records
+
+    records = read_records(args.input)
+    judge, config = _build(args)
+    bar = _progress(len(records), args.quiet)
+    failed = 0
+    out_path = Path(args.output)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("w", encoding="utf-8") as out:
+        for row in run_records(records, judge, config, workers=args.workers,
+                               progress=(lambda _r: bar.update(1)) if bar else None):
+            if row.report is not None:
+                line = prediction(row.record.id, row.report)
+            else:
+                failed += 1
+                line = {"id": row.record.id, "hallucinated": None, "status": "error", "spans": [], "claims": [],
+                        "error": row.error}
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    if bar:
+        bar.close()
+    if failed:
+        print(f"rt4chart: {failed} of {len(records)} records failed; see their \"error\" field in {args.output}",
+              file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_bench(args) -> int:
+    from .bench import format_scores, load_gold, run_bench
+
+    gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed)
+    judge, config = _build(args)
+    bar = _progress(len(gold), args.quiet)
+    result = run_bench(gold, judge, config, strict=args.strict, progress=(lambda n: bar.update(n)) if bar else None)
+    if bar:
+        bar.close()
+    if args.output:
+        Path(args.output).write_text("\n".join(json.dumps(p, ensure_ascii=False) for p in result.predictions) + "\n",
+                                     encoding="utf-8")
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        for name, s in result.scores.items():
+            print(format_scores(name, s))
+        d = result.as_dict()
+        print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s); "
+              f"judge calls/answer {d['judge_calls_per_answer']:.2f}; tokens/answer "
+              f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion")
+        for e in result.errors[:10]:
+            print(f"error: {e}", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rt4chart", description="Audit RAG answers for hallucinations.")
+    parser.add_argument("--version", action="version", version=f"rt4chart {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("audit", help="audit one answer against its context")
+    p.add_argument("--context", required=True, help="context file ('-' for stdin)")
+    p.add_argument("--answer", required=True, help="answer file ('-' for stdin)")
+    p.add_argument("--question", help="the question the answer responds to (optional)")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    _judge_args(p)
+    p.set_defaults(func=cmd_audit)
+
+    p = sub.add_parser("predict", help="audit every record of a JSONL/CSV file, write predictions JSONL")
+    p.add_argument("input")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _judge_args(p)
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("bench", help="run a judge on benchmark files and score it like score.py")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--strict", action="store_true", help="strict gold (FaithBench)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.add_argument("-o", "--output", help="also write the predictions JSONL here")
+    p.add_argument("--limit", type=int, help="only N records (a seeded sample with --sample-seed)")
+    p.add_argument("--sample-seed", type=int)
+    p.add_argument("--quiet", action="store_true")
+    _judge_args(p)
+    p.set_defaults(func=cmd_bench)
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (InputError, JudgeConfigError, ValueError, OSError) as exc:
+        if getattr(args, "debug", False):
+            traceback.print_exc()
+        print(f"rt4chart: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("rt4chart: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,203 @@
+"""The LLM judge: decomposition, per-window and global verification through a `ChatClient`.
+
+Call plan per answer: 1 decomposition call, at most 1 call per window (only the claims routed
+there), 1 global call. A reply that is not valid JSON, breaks the schema or misses claims gets
+one repair re-ask; claims still without a verdict become `unverified` with the reason.
+"""
+from __future__ import annotations
+
+import json
+from typing import Callable, Optional, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from .. import prompts
+from ..cache import MemoCache
+from ..decompose import split_claims
+from ..spans import locate
+from ..types import Claim, Span, Verdict, Window
+from .base import AuditInput, Judge, Judgement, Usage
+from .llm_client import ChatClient, JudgeConfigError, LLMCallError, OpenAIChatClient, resolve_setting
+from .schemas import Decomposition, Verification, decomposition_schema, verification_schema
+
+T = TypeVar("T", bound=BaseModel)
+DEFAULT_MODEL = "gpt-4o-mini"
+_FENCES = ("context", "answer", "question", "claims", "local_hints")
+
+
+def fence_safe(text: str) -> str:
+    """Neutralise our own fence tags inside user data so data cannot close its fence."""
+    for tag in _FENCES:
+        for variant in (f"<{tag}>", f"</{tag}>", f"<{tag.upper()}>", f"</{tag.upper()}>"):
+            text = text.replace(variant, variant.replace("<", "\u2039").replace(">", "\u203a"))
+    return text
+
+
+class OpenAIJudge(Judge):
+    """An LLM judge on any OpenAI-compatible endpoint; the client is injected for tests."""
+
+    name = "openai"
+
+    def __init__(self, client: ChatClient, max_global_chars: int = 60_000):
+        self.client = client
+        self.model = client.model
+        self.max_global_chars = max_global_chars
+
+    @classmethod
+    def from_options(cls, model: Optional[str] = None, base_url: Optional[str] = None,
+                     api_key: Optional[str] = None, cache: Optional[MemoCache] = None,
+                     use_cache: bool = True, timeout_s: float = 60.0, max_attempts: int = 4,
+                     client: Optional[ChatClient] = None, **_ignored) -> "OpenAIJudge":
+        """Resolve settings from arguments, then OPENAI_BASE_URL / OPENAI_API_KEY / RT4CHART_MODEL."""
+        if client is not None:
+            return cls(client)
+        key = resolve_setting(api_key, "OPENAI_API_KEY")
+        if not key:
+            raise JudgeConfigError(
+                "the openai judge needs an API key: set the environment variable OPENAI_API_KEY "
+                "(export OPENAI_API_KEY=...) or pass --api-key. For a local server without keys "
+                "(vLLM, Ollama, llama.cpp) any value works, e.g. OPENAI_API_KEY=local.")
+        resolved_model = resolve_setting(model, "RT4CHART_MODEL", DEFAULT_MODEL)
+        url = resolve_setting(base_url, "OPENAI_BASE_URL")
+        memo = cache if cache is not None else (MemoCache() if use_cache else None)
+        return cls(OpenAIChatClient(resolved_model, base_url=url, api_key=key, timeout_s=timeout_s,
+                                    max_attempts=max_attempts, cache=memo))
+
+    def settings(self) -> dict:
+        return {"model": self.model, "temperature": getattr(self.client, "temperature", 0.0),
+                "base_url": getattr(self.client, "base_url", None) or "default",
+                "max_global_chars": self.max_global_chars}
+
+    def prompt_hashes(self) -> dict[str, str]:
+        return {n: prompts.prompt_hash(n) for n in ("system", "decompose", "verify_window", "verify_global",
+                                                    "repair")}
+
+    # -- calls --------------------------------------------------------------------------------
+
+    def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage,
+             check: Callable[[T], Optional[str]] = lambda _: None) -> tuple[Optional[T], str]:
+        """One call plus at most one repair re-ask. Returns (parsed reply or None, failure reason)."""
+        messages = [{"role": "system", "content": prompts.load("system")}, {"role": "user", "content": prompt}]
+        error = ""
+        for attempt in range(2):
+            try:
+                completion = self.client.complete(messages, schema, schema_name)
+            except LLMCallError as exc:
+                return None, f"judge call failed: {exc}"
+            if completion.cached:
+                usage.cached_calls += 1
+            else:
+                usage.calls += 1
+                usage.prompt_tokens += completion.prompt_tokens
+                usage.completion_tokens += completion.completion_tokens
+            try:
+                parsed = model.model_validate(json.loads(completion.text))
+                error = check(parsed) or ""
+                if not error:
+                    return parsed, ""
+            except (json.JSONDecodeError, ValidationError) as exc:
+                error = f"invalid JSON reply ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
+            if attempt == 0:
+                messages = messages + [{"role": "assistant", "content": completion.text},
+                                       {"role": "user", "content": prompts.render("repair", error=error)}]
+        return None, error
+
+    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+        prompt = prompts.render("decompose", question=fence_safe(audit.question or "(none)"),
+                                answer=fence_safe(audit.answer))
+        reply, failure = self._ask(prompt, decomposition_schema(), "decomposition", Decomposition, usage)
+        if reply is None:
+            audit.notes.append(f"LLM decomposition failed ({failure}); claims were split by the rule-based "
+                               "splitter and still verified by the LLM")
+            return split_claims(audit.answer, audit.answer_sentences)
+        return self._locate_claims(reply, audit)
+
+    def _locate_claims(self, reply: Decomposition, audit: AuditInput) -> list[Claim]:
+        """Map claims to answer offsets; repeated substrings resolve in answer order."""
+        claims: list[Claim] = []
+        cursor = 0
+        for item in reply.claims:
+            spans: list[Span] = []
+            for piece in item.answer_substrings or [item.text]:
+                found = locate(audit.answer, piece, after=cursor)
+                if found is not None:
+                    spans.append(found)
+            if not spans:
+                found = locate(audit.answer, item.text, after=cursor)
+                spans = [found] if found else []
+            if not spans:
+                continue  # a claim that cannot be traced to the answer is not the answer's claim
+            spans.sort(key=lambda s: s.start)
+            cursor = spans[0].start
+            sentence = next((s.index for s in audit.answer_sentences if s.start <= spans[0].start < s.end), 0)
+            claims.append(Claim(id=len(claims), text=item.text, spans=spans, sentence_index=sentence))
+        return claims or split_claims(audit.answer, audit.answer_sentences)
+
+    def _verify(self, template: str, claims: list[Claim], sentence_ids: list[int], audit: AuditInput,
+                usage: Usage, hints: str = "") -> dict[int, Judgement]:
+        wanted = {c.id for c in claims}
+        context = "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in sentence_ids)
+        claim_lines = "\n".join(f"{c.id}: {fence_safe(c.text)}" for c in claims)
+        values = {"question": fence_safe(audit.question or "(none)"), "context": context, "claims": claim_lines}
+        if template == "verify_global":
+            values["hints"] = hints
+        prompt = prompts.render(template, **values)
+
+        def check(reply: Verification) -> Optional[str]:
+            missing = wanted - {r.claim_id for r in reply.results}
+            return f"results are missing for claim ids {sorted(missing)}" if missing else None
+
+        reply, failure = self._ask(prompt, verification_schema(), "verification", Verification, usage, check)
+        results: dict[int, Judgement] = {}
+        allowed = set(sentence_ids)
+        by_id = {c.id: c for c in claims}
+        for r in (reply.results if reply else []):
+            if r.claim_id not in wanted or r.claim_id in results:
+                continue
+            verdict = Verdict(r.verdict)
+            ids = [i for i in r.evidence_sentence_ids if i in allowed]
+            unsupported = [s for t in r.unsupported_text
+                           if (s := locate(audit.answer, t, within=by_id[r.claim_id].spans)) is not None]
+            results[r.claim_id] = Judgement(
+                verdict, supporting=ids if verdict is not Verdict.CONTRADICTED else [],
+                contradicting=ids if verdict is Verdict.CONTRADICTED else [], rationale=r.reason,
+                unsupported=unsupported)
+        for claim_id in wanted - set(results):
+            results[claim_id] = Judgement(Verdict.UNVERIFIED, rationale=failure or "the judge gave no verdict")
+        return results
+
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        return self._verify("verify_window", claims, list(window.sentence_ids()), audit, usage)
+
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = self._global_sentences(claims, hints, audit)
+        hint_lines = "\n".join(
+            f"{c.id}: {hints[c.id].verdict.value} (sentences {hints[c.id].supporting + hints[c.id].contradicting})"
+            if c.id in hints else f"{c.id}: no window matched" for c in claims)
+        return self._verify("verify_global", claims, ids, audit, usage, hints=hint_lines)
+
+    def _global_sentences(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput) -> list[int]:
+        """The whole context when it fits the budget; else hinted and best-matching sentences."""
+        sentences = audit.context_sentences
+        if sum(len(s.text) + 6 for s in sentences) <= self.max_global_chars:
+            return list(range(len(sentences)))
+        from ..lexicon import tokenize
+
+        chosen: set[int] = set()
+        for hint in hints.values():
+            chosen.update(hint.supporting + hint.contradicting)
+        for claim in claims:
+            stems = [t.stem for t in tokenize(claim.text) if t.is_content]
+            chosen.update(i for i, _ in audit.index.rank(stems, range(len(sentences)), 5))
+        budget, picked = self.max_global_chars, []
+        for i in sorted(chosen):
+            budget -= len(sentences[i].text) + 6
+            if budget < 0:
+                break
+            picked.append(i)
+        audit.notes.append(f"the context exceeds the global budget of {self.max_global_chars} characters: the "
+                           f"global check saw {len(picked)} of {len(sentences)} sentences (the hinted and "
+                           "best-matching ones); every window was still checked locally")
+        return picked
