@@ -140,7 +140,7 @@ class OfflineJudge(Judge):
                        and t.lower not in index.lowers[sentence_id]]
             if numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
-                        [Span(start=t.start, end=t.end) for t in numbers])
+                        [_with_unit(t, tokens) for t in numbers])
             claim_neg = sum(t.is_negation for t in tokens) % 2
             sentence_neg = sum(t.is_negation for t in sentence_tokens) % 2
             if claim_neg != sentence_neg and overlap >= 0.75:
@@ -163,6 +163,14 @@ def _claim_tokens(claim: Claim, answer: str) -> list[Token]:
             tokens.append(Token(t.text, t.start + span.start, t.end + span.start, t.lower, t.stem, t.number,
                                 t.capitalized))
     return tokens
+
+
+def _with_unit(number: Token, tokens: list[Token]) -> Span:
+    """The span of a number and the unit word right after it ('90 metres', '3 people')."""
+    i = next(k for k, t in enumerate(tokens) if t is number)
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    end = nxt.end if nxt is not None and nxt.is_content and nxt.number is None and not nxt.capitalized else number.end
+    return Span(start=number.start, end=end)
 
 
 def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ValidationError
 from .. import prompts
 from ..cache import MemoCache
 from ..decompose import split_claims
-from ..spans import locate
+from ..spans import locate, merge_spans
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
 from .llm_client import ChatClient, JudgeConfigError, LLMCallError, OpenAIChatClient, resolve_setting
@@ -118,16 +118,18 @@ class OpenAIJudge(Judge):
         cursor = 0
         for item in reply.claims:
             spans: list[Span] = []
+            after = cursor
             for piece in item.answer_substrings or [item.text]:
-                found = locate(audit.answer, piece, after=cursor)
+                found = locate(audit.answer, piece, after=after)
                 if found is not None:
                     spans.append(found)
+                    after = found.end
             if not spans:
                 found = locate(audit.answer, item.text, after=cursor)
                 spans = [found] if found else []
             if not spans:
                 continue  # a claim that cannot be traced to the answer is not the answer's claim
-            spans.sort(key=lambda s: s.start)
+            spans = merge_spans(spans)
             cursor = spans[0].start
             sentence = next((s.index for s in audit.answer_sentences if s.start <= spans[0].start < s.end), 0)
             claims.append(Claim(id=len(claims), text=item.text, spans=spans, sentence_index=sentence))

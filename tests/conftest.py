@@ -1,0 +1,13 @@
+"""Shared fixtures: user state in a temp dir, no real API settings leak into tests."""
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def isolated_user_state(tmp_path, monkeypatch):
+    """Every test gets its own cache dir and no API settings from the developer's shell."""
+    monkeypatch.setenv("RT4CHART_CACHE_DIR", str(tmp_path / "cache"))
+    for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RT4CHART_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    yield

@@ -1,0 +1,49 @@
+"""A recording fake of the `openai` client: scripted replies, every request kept for inspection."""
+from __future__ import annotations
+
+import json
+import re
+from types import SimpleNamespace
+from typing import Callable, Optional
+
+
+def claim_ids(prompt: str) -> list[int]:
+    block = prompt.split("<claims>")[1].split("</claims>")[0]
+    return [int(m) for m in re.findall(r"^(\d+):", block, flags=re.MULTILINE)]
+
+
+def answer_of(prompt: str) -> str:
+    return prompt.split("<answer>\n")[1].split("\n</answer>")[0]
+
+
+def default_reply(schema_name: str, prompt: str) -> str:
+    """Sentence-per-claim decomposition; every claim entailed by sentence 0."""
+    if schema_name == "decomposition":
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", answer_of(prompt)) if s.strip()]
+        return json.dumps({"claims": [{"text": s, "answer_substrings": [s]} for s in sentences]})
+    return json.dumps({"results": [{"claim_id": i, "verdict": "entailed", "evidence_sentence_ids": [0],
+                                    "unsupported_text": [], "reason": "stated"} for i in claim_ids(prompt)]})
+
+
+class FakeOpenAI:
+    """Stands in for `openai.OpenAI`: `.chat.completions.create(**kwargs)` answers from a script.
+
+    `script(schema_name, prompt, call_number)` returns the reply text, or raises to simulate a fault.
+    """
+
+    def __init__(self, script: Optional[Callable[[str, str, int], str]] = None):
+        self.requests: list[dict] = []
+        self._script = script or (lambda name, prompt, n: default_reply(name, prompt))
+        self.chat = SimpleNamespace(completions=SimpleNamespace(create=self._create))
+
+    def _create(self, **kwargs):
+        self.requests.append(kwargs)
+        name = kwargs["response_format"]["json_schema"]["name"]
+        prompt = kwargs["messages"][-1]["content"] if kwargs["messages"][-1]["role"] == "user" else ""
+        prompt = next(m["content"] for m in kwargs["messages"] if m["role"] == "user")
+        text = self._script(name, prompt, len(self.requests))
+        return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))],
+                               usage=SimpleNamespace(prompt_tokens=len(prompt) // 4, completion_tokens=len(text) // 4))
+
+    def names(self) -> list[str]:
+        return [r["response_format"]["json_schema"]["name"] for r in self.requests]

@@ -1,0 +1,99 @@
+"""The `rt4chart` command end to end on small files."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from rt4chart.cli import main
+
+SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "score.py"
+
+GOLD = [
+    {"id": "a", "dataset": "toy", "task": "qa", "context": "The lake is 40 metres deep.", "answer": "The lake is 90 metres deep.",
+     "hallucinated": True, "spans": [{"start": 12, "end": 21, "text": "90 metres", "label": "Conflict"}],
+     "span_annotated": True, "meta": {"question": "How deep is the lake?"}},
+    {"id": "b", "dataset": "toy", "task": "qa", "context": "The lake is 40 metres deep.", "answer": "It is 40 metres deep.",
+     "hallucinated": False, "spans": [], "span_annotated": True, "meta": {"question": "How deep is the lake?"}},
+    {"id": "c", "dataset": "toy", "task": "summary", "context": "Anna wrote the report in May.",
+     "answer": "Anna wrote the report in May with Bob Stone.", "hallucinated": True,
+     "spans": [{"start": 29, "end": 43, "text": "with Bob Stone", "label": "Baseless"}], "span_annotated": True},
+    {"id": "d", "dataset": "toy", "task": "summary", "context": "Anna wrote the report in May.",
+     "answer": "Anna wrote the report.", "hallucinated": True, "spans": [], "span_annotated": False},
+]
+
+
+@pytest.fixture
+def gold_file(tmp_path):
+    path = tmp_path / "gold.jsonl"
+    path.write_text("\n".join(json.dumps(g) for g in GOLD) + "\n")
+    return path
+
+
+def test_audit_prints_marked_spans_and_claims(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
+    (tmp_path / "a.txt").write_text("The lake is 90 metres deep.")
+    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("HALLUCINATED") and "[[90 metres]]" in out and "[contradicted]" in out
+
+
+def test_audit_json_is_a_full_report(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
+    (tmp_path / "a.txt").write_text("The lake is 40 metres deep.")
+    main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert report["status"] == "faithful" and report["manifest"]["judge"] == "offline"
+
+
+def test_predict_writes_one_line_per_record(gold_file, tmp_path):
+    out = tmp_path / "pred.jsonl"
+    assert main(["predict", str(gold_file), "-o", str(out), "--quiet"]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [p["id"] for p in lines] == ["a", "b", "c", "d"]
+    assert lines[0]["hallucinated"] is True and lines[1]["hallucinated"] is False
+    assert {"text", "verdict", "spans", "evidence"} <= set(lines[0]["claims"][0])
+
+
+def test_a_record_that_fails_is_written_with_its_error_and_the_exit_code_says_so(tmp_path, monkeypatch):
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"id": "ok", "context": "x is 1.", "answer": "x is 1."}) + "\n"
+                    + json.dumps({"id": "bad", "context": "boom", "answer": "y"}) + "\n")
+    import rt4chart.batch as batch
+
+    real = batch.audit
+
+    def flaky(context, *args, **kwargs):
+        if context == "boom":
+            raise RuntimeError("judge exploded")
+        return real(context, *args, **kwargs)
+    monkeypatch.setattr(batch, "audit", flaky)
+    out = tmp_path / "out.jsonl"
+    assert main(["predict", str(path), "-o", str(out), "--quiet"]) == 1
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert lines[0]["id"] == "ok" and "error" not in lines[0]
+    assert lines[1]["id"] == "bad" and "judge exploded" in lines[1]["error"]
+
+
+def test_bad_input_is_one_clear_line_without_traceback(tmp_path):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu".encode("latin-1"))
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--context", str(bad), "--answer", str(bad)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2
+    assert "not valid UTF-8" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(not SCORE_PY.exists(), reason="shared/benchmarks/score.py is not beside the project")
+def test_bench_prints_the_same_figures_as_score_py(gold_file, tmp_path, capsys):
+    preds = tmp_path / "pred.jsonl"
+    main(["bench", str(gold_file), "--json", "-o", str(preds), "--quiet"])
+    ours = json.loads(capsys.readouterr().out)["results"]["all"]
+    theirs = json.loads(subprocess.run([sys.executable, str(SCORE_PY), str(gold_file), str(preds), "--json"],
+                                       capture_output=True, text=True, check=True).stdout)["results"]["all"]
+    for key in ("precision", "recall", "f1", "balanced_accuracy", "tp", "fp", "fn", "tn"):
+        assert ours["answer"][key] == theirs["answer"][key], key
+    for key in ("precision", "recall", "f1", "pred_chars", "gold_chars", "overlap_chars"):
+        assert ours["span"][key] == theirs["span"][key], key
