@@ -2,7 +2,8 @@
 
 Clauses are cut at semicolons and at a comma followed by a coordinating or relative word.
 The cut never crosses a negation or number: each claim is a verbatim piece of the answer, so its
-qualifiers (not, only, 3.5 million, in 2019) stay inside it.
+qualifiers (not, only, 3.5 million, in 2019) stay inside it. Sentences that assert nothing about
+the subject (questions, greetings, remarks about the passages themselves) are not claims.
 """
 from __future__ import annotations
 
@@ -17,6 +18,24 @@ _CUT = re.compile(
 )
 _MIN_WORDS = 4
 _WORD = re.compile(r"\w+")
+_SOURCE = r"(?:passages?|context|documents?|sources?|information|text|articles?|data|search results?)"
+_META = re.compile(
+    r"^\W*(?:sure|certainly|of course|absolutely|okay|ok)\b[\s,!.]*$"
+    r"|^\W*(?:sure|certainly|of course|absolutely)[,!]"
+    r"|\b(?:hope (?:this|that) helps|let me know|feel free to)\b"
+    r"|^\W*(?:here(?:'s| is| are)|below (?:is|are))\b[^.]*:\s*$"
+    r"|\bI (?:cannot|can't|can not|am unable to|'m unable to|do not have)\b"
+    r"|\bunable to (?:answer|provide|determine|find)\b"
+    rf"|\b{_SOURCE} (?:do|does|did)(?: not|n't) (?:provide|mention|contain|specify|include|say|state|give|offer)"
+    rf"|\b(?:not|no) (?:mentioned|specified|provided|stated|given|included|available) in the {_SOURCE}",
+    re.IGNORECASE,
+)
+
+
+def is_meta(text: str) -> bool:
+    """True for text that is not a claim about the subject: questions, pleasantries, remarks on the sources."""
+    stripped = text.strip()
+    return stripped.endswith("?") or bool(_META.search(stripped))
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
@@ -50,10 +69,14 @@ def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
 
 
 def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
-    """Claims of an answer: one per clause of each sentence."""
+    """Claims of an answer: one per clause of each sentence that asserts something."""
     claims: list[Claim] = []
     for sentence in sentences:
+        if is_meta(sentence.text):
+            continue
         for start, end in split_clauses(answer, sentence):
+            if is_meta(answer[start:end]):
+                continue
             claims.append(Claim(id=len(claims), text=answer[start:end], spans=[Span(start=start, end=end)],
                                 sentence_index=sentence.index))
     return claims

@@ -72,9 +72,12 @@ class Token:
     stem: str
     number: Optional[float]
     capitalized: bool
+    reference: bool = False  # 'passage 3', 'option 2': a pointer, not a quantity
 
     @property
     def is_content(self) -> bool:
+        if self.reference:
+            return False
         return self.number is not None or (self.lower not in STOPWORDS and self.lower not in NEGATIONS
                                            and len(self.lower) > 1)
 
@@ -109,12 +112,26 @@ def parse_number(text: str) -> Optional[float]:
         return None
 
 
+_REFERENCE_NOUNS = frozenset("passage passages document documents doc source sources option options step steps "
+                             "section paragraph article figure fig table chapter item page no".split())
+
+
+def _normalise(surface: str) -> str:
+    """Lower case; possessive 's dropped; dotted acronyms joined ('U.S.' -> 'us')."""
+    lower = surface.lower().replace("\u2019", "'")
+    if lower.endswith("'s") and len(lower) > 2:
+        lower = lower[:-2]
+    if "." in lower and re.fullmatch(r"(?:[a-z]\.)+[a-z]?", lower):
+        lower = lower.replace(".", "")
+    return lower
+
+
 def tokenize(text: str) -> list[Token]:
     """Words of `text` with offsets; numbers carry their value with 'million'/'billion' applied."""
     tokens: list[Token] = []
     for match in _TOKEN.finditer(text):
         surface = match.group()
-        lower = surface.lower().replace("\u2019", "'")
+        lower = _normalise(surface)
         number = parse_number(surface)
         if number is None and tokens and tokens[-1].number is not None and lower in _MULTIPLIERS:
             prev = tokens.pop()
@@ -122,9 +139,54 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
                                 prev.number * _MULTIPLIERS[lower], False))
             continue
+        reference = number is not None and bool(tokens) and tokens[-1].lower in _REFERENCE_NOUNS
         tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,
-                            surface[:1].isupper()))
+                            surface[:1].isupper(), reference))
     return tokens
+
+
+def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
+    """Content stems within `scope` words after a negation ('did not approve the plan' -> approv, plan)."""
+    negated: set[str] = set()
+    for i, t in enumerate(tokens):
+        if t.is_negation:
+            negated.update(u.stem for u in tokens[i + 1:i + 1 + scope] if u.is_content)
+    return negated
+
+
+def initials(words: list[Token]) -> str:
+    """'Bureau of Labor Statistics' -> 'bls' (small linking words skipped)."""
+    return "".join(w.lower[0] for w in words if w.lower not in ("of", "and", "the", "for", "&"))
+
+
+def run_initials(run: list[Token]) -> set[str]:
+    """Initials of every stretch of two or more capitalised words of a run (acronym candidates)."""
+    words = [w for w in run if w.capitalized]
+    return {initials(words[i:j]) for i in range(len(words)) for j in range(i + 2, min(len(words), i + 8) + 1)}
+
+
+def capitalized_runs(tokens: list[Token]) -> list[list[Token]]:
+    """Runs of capitalised words, allowing 'of/and/the/for' inside ('Bureau of Labor Statistics')."""
+    runs: list[list[Token]] = []
+    current: list[Token] = []
+    for t in tokens:
+        if t.capitalized and t.number is None:
+            current.append(t)
+        elif current and t.lower in ("of", "and", "the", "for") and not current[-1].lower in ("of", "and", "the", "for"):
+            current.append(t)
+        else:
+            if current:
+                runs.append(current)
+            current = []
+    if current:
+        runs.append(current)
+    cleaned = []
+    for run in runs:
+        while run and not run[-1].capitalized:
+            run = run[:-1]
+        if run:
+            cleaned.append(run)
+    return cleaned
 
 
 def number_key(value: float) -> str:

@@ -5,7 +5,7 @@ import math
 from collections import Counter
 from typing import Iterable, Sequence
 
-from .lexicon import Token, number_key, tokenize
+from .lexicon import Token, capitalized_runs, number_key, run_initials, tokenize
 from .types import Sentence
 
 
@@ -32,6 +32,8 @@ class SentenceIndex:
         self.vocabulary: frozenset[str] = frozenset(df)
         self.all_lowers: frozenset[str] = frozenset().union(*self.lowers) if self.lowers else frozenset()
         self.all_numbers: frozenset[str] = frozenset().union(*self.numbers) if self.numbers else frozenset()
+        self.run_initials: frozenset[str] = frozenset(
+            i for toks in self.tokens for run in capitalized_runs(toks) for i in run_initials(run))
         self._k1, self._b = k1, b
 
     def __len__(self) -> int:

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
 from ..decompose import split_claims
-from ..lexicon import Token, antonym_index, number_key, tokenize
+from ..lexicon import (Token, antonym_index, capitalized_runs, initials, negated_stems, number_key,
+                       tokenize)
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
 
@@ -27,9 +28,11 @@ class OfflineSettings:
     baseless_ratio: float = 0.34     # share of unsupported content weight that makes a claim baseless
     min_unsupported_weight: float = 1.5
     contradiction_overlap: float = 0.6  # share of claim stems a sentence must carry to contradict it
+    negation_overlap: float = 0.75   # ... and to contradict it by a negation flip
     entity_weight: float = 2.0
     number_weight: float = 3.0
     word_weight: float = 1.0
+    prefix_match: int = 0            # words sharing this many leading stem letters count as the same (0: off)
     span_gap: int = 2                # stop words allowed between unsupported words of one span
 
 
@@ -78,37 +81,32 @@ class OfflineJudge(Judge):
         ranked = index.rank((t.stem for t in content), ids, cfg.evidence_k)
         evidence = [i for i, _ in ranked]
         question = tokenize(audit.question) if audit.question else []
-        q_stems = {t.stem for t in question}
-        q_numbers = {number_key(t.number) for t in question if t.number is not None}
-        pool_stems = set(q_stems).union(*(index.stems[i] for i in evidence)) if evidence else set(q_stems)
-        pool_lowers = set().union(*(index.lowers[i] for i in evidence)) if evidence else set()
-        pool_numbers = set(q_numbers).union(*(index.numbers[i] for i in evidence)) if evidence else set(q_numbers)
-        scope_numbers = set().union(*(index.numbers[i] for i in ids)) if ids else set()
+        pool = _Pool(index, evidence, question, cfg.prefix_match)
+        scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
 
-        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers | q_numbers)
+        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers)
         if contradiction is not None:
             sentence_id, reason, spans = contradiction
-            return Judgement(Verdict.CONTRADICTED, supporting=[], contradicting=[sentence_id],
-                             rationale=reason, unsupported=spans)
+            return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason, unsupported=spans)
 
+        acronym_ok = _acronym_supported(tokens, index)
         unsupported: list[Token] = []
+        hard_missing: list[Token] = []
         weight_total = weight_missing = 0.0
-        hard_missing = []
         for t in content:
             w = self._weight(t)
             weight_total += w
-            if t.number is not None:
-                supported = number_key(t.number) in pool_numbers or t.lower in pool_lowers
-            else:
-                supported = t.stem in pool_stems or t.lower in pool_lowers
-            if not supported:
-                unsupported.append(t)
-                weight_missing += w
-                if t.number is not None or (t.capitalized and not _sentence_initial(t, claim, audit.answer)):
-                    hard_missing.append(t)
+            if pool.supports(t) or id(t) in acronym_ok:
+                continue
+            unsupported.append(t)
+            weight_missing += w
+            if t.number is not None and number_key(t.number) not in index.all_numbers:
+                hard_missing.append(t)
+            elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
+                  and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
+                hard_missing.append(t)
         ratio = weight_missing / weight_total
-        baseless = bool(hard_missing) or (ratio >= cfg.baseless_ratio and weight_missing >= cfg.min_unsupported_weight)
-        if baseless:
+        if hard_missing or (ratio >= cfg.baseless_ratio and weight_missing >= cfg.min_unsupported_weight):
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale=f"the context does not mention {words}",
@@ -127,25 +125,24 @@ class OfflineJudge(Judge):
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                        scope_numbers: set[str]) -> Optional[tuple[int, str, list[Span]]]:
         """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
-        claim_stems = {t.stem for t in content if t.number is None}
-        if not claim_stems:
-            claim_stems = {t.stem for t in content}
+        claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
+        claim_negated = negated_stems(tokens)
         for sentence_id in evidence:
             stems = index.stems[sentence_id]
-            overlap = len(claim_stems & stems) / len(claim_stems)
+            shared = claim_stems & stems
+            overlap = len(shared) / len(claim_stems)
             if overlap < self.config.contradiction_overlap:
                 continue
-            sentence_tokens = index.tokens[sentence_id]
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]]
             if numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
                         [_with_unit(t, tokens) for t in numbers])
-            claim_neg = sum(t.is_negation for t in tokens) % 2
-            sentence_neg = sum(t.is_negation for t in sentence_tokens) % 2
-            if claim_neg != sentence_neg and overlap >= 0.75:
+            flipped = (claim_negated & shared) ^ (negated_stems(index.tokens[sentence_id]) & shared)
+            if flipped and overlap >= self.config.negation_overlap:
                 negs = [t for t in tokens if t.is_negation]
-                spans = [Span(start=t.start, end=t.end) for t in negs] or [Span(start=tokens[0].start, end=tokens[-1].end)]
+                spans = ([Span(start=t.start, end=t.end) for t in negs]
+                         or [Span(start=t.start, end=t.end) for t in content if t.stem in flipped])
                 return sentence_id, "the claim flips the negation of the evidence", spans
             for t in content:
                 opposite = self._antonyms.get(t.stem)
@@ -153,6 +150,41 @@ class OfflineJudge(Judge):
                     return (sentence_id, f"'{t.text}' is the opposite of what the evidence says",
                             [Span(start=t.start, end=t.end)])
         return None
+
+
+class _Pool:
+    """What the evidence sentences and the question supply: stems, surface words, numbers."""
+
+    def __init__(self, index, evidence: list[int], question: list[Token], prefix: int = 0):
+        self.stems = {t.stem for t in question}.union(*(index.stems[i] for i in evidence))
+        self.prefix = prefix
+        self.prefixes = {st[:prefix] for st in self.stems if len(st) >= prefix} if prefix else set()
+        self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
+        self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
+            *(index.numbers[i] for i in evidence))
+
+    def supports(self, t: Token) -> bool:
+        if t.number is not None:
+            return number_key(t.number) in self.numbers or t.lower in self.lowers
+        if t.stem in self.stems or t.lower in self.lowers:
+            return True
+        return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes
+
+
+def _acronym_supported(tokens: list[Token], index) -> set[int]:
+    """Claim words vouched for by an acronym: 'BLS' when the context spells out the name, and the
+    name's words when the context has only the acronym."""
+    ok: set[int] = set()
+    for t in tokens:
+        if t.capitalized and t.text.isupper() and len(t.lower) >= 2 and t.lower in index.run_initials:
+            ok.add(id(t))
+    for run in capitalized_runs(tokens):
+        words = [w for w in run if w.capitalized]
+        for i in range(len(words)):
+            for j in range(i + 2, min(len(words), i + 8) + 1):
+                if initials(words[i:j]) in index.all_lowers:
+                    ok.update(id(w) for w in words[i:j])
+    return ok
 
 
 def _claim_tokens(claim: Claim, answer: str) -> list[Token]:
