@@ -54,8 +54,8 @@ _NUMBER_WORDS = {
     "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
     "half": 0.5, "twice": 2, "double": 2, "triple": 3,
 }
-_MULTIPLIERS = {"thousand": 1e3, "k": 1e3, "million": 1e6, "m": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
-                "b": 1e9, "trillion": 1e12, "percent": 1, "per cent": 1}
+_MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
+                "percent": 1}
 MONTHS = frozenset("january february march april may june july august september october november december"
                    .split())
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())

@@ -25,15 +25,15 @@ class OfflineSettings:
     """Thresholds of the offline judge (calibrated on the dev benchmarks, see docs/benchmarks.md)."""
 
     evidence_k: int = 3              # evidence sentences pooled per claim
-    baseless_ratio: float = 0.34     # share of unsupported content weight that makes a claim baseless
-    min_unsupported_weight: float = 1.5
+    baseless_ratio: float = 0.40     # share of unsupported content weight that makes a claim baseless
+    min_unsupported_weight: float = 3.0
     contradiction_overlap: float = 0.6  # share of claim stems a sentence must carry to contradict it
     negation_overlap: float = 0.75   # ... and to contradict it by a negation flip
     entity_weight: float = 2.0
     number_weight: float = 3.0
     word_weight: float = 1.0
-    prefix_match: int = 0            # words sharing this many leading stem letters count as the same (0: off)
-    span_gap: int = 2                # stop words allowed between unsupported words of one span
+    prefix_match: int = 5            # words sharing this many leading stem letters count as the same (0: off)
+    span_gap: int = 6                # stop words allowed between unsupported words of one span
 
 
 class OfflineJudge(Judge):
