@@ -5,6 +5,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
 
+from . import __version__
+from .cache import MemoCache, cache_key
 from .config import AuditConfig
 from .io import Record
 from .judges.base import Judge
@@ -21,27 +23,41 @@ class RowResult:
     error: Optional[str] = None
 
 
-def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig]) -> RowResult:
-    """Audit one record; any failure is captured on the row, never raised."""
+def report_key(record: Record, judge: Judge, config: Optional[AuditConfig]) -> str:
+    """Everything that determines a report (never the API key)."""
+    return cache_key({"kind": "report", "version": __version__, "judge": judge.name, "model": judge.model,
+                      "judge_settings": judge.settings(), "config": (config or AuditConfig()).model_dump(),
+                      "context": record.context, "answer": record.answer, "question": record.question})
+
+
+def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
+                 cache: Optional[MemoCache] = None) -> RowResult:
+    """Audit one record (or take its report from `cache`); any failure is captured on the row."""
     try:
-        return RowResult(record, report=audit(record.context, record.answer, record.question, judge=judge,
-                                              config=config))
+        key = report_key(record, judge, config) if cache is not None else ""
+        if cache is not None and (hit := cache.get(key)) is not None:
+            return RowResult(record, report=AuditReport.model_validate(hit))
+        report = audit(record.context, record.answer, record.question, judge=judge, config=config)
+        if cache is not None and report.status != "unverified":  # failures are retried next time
+            cache.put(key, report.model_dump(mode="json"))
+        return RowResult(record, report=report)
     except Exception as exc:  # per-row isolation: a bad row is reported, the run goes on
         return RowResult(record, error=f"{type(exc).__name__}: {exc}")
 
 
 def run_records(records: Iterable[Record], judge: Judge, config: Optional[AuditConfig] = None,
-                workers: int = 1, progress: Optional[Callable[[RowResult], None]] = None) -> Iterator[RowResult]:
+                workers: int = 1, progress: Optional[Callable[[RowResult], None]] = None,
+                cache: Optional[MemoCache] = None) -> Iterator[RowResult]:
     """Audit records with up to `workers` threads; yields results in input order."""
     if workers <= 1:
         for record in records:
-            result = audit_record(record, judge, config)
+            result = audit_record(record, judge, config, cache)
             if progress:
                 progress(result)
             yield result
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(audit_record, r, judge, config) for r in records]
+        futures = [pool.submit(audit_record, r, judge, config, cache) for r in records]
         for future in futures:
             result = future.result()
             if progress:

@@ -1,0 +1,20 @@
+"""rt4chart dashboard: `streamlit run app.py` (offline judge by default)."""
+import streamlit as st
+
+
+def main() -> None:
+    st.set_page_config(page_title="rt4chart — hallucination audit", page_icon="🔎", layout="wide")
+    from pages._shared import judge_sidebar
+
+    pages = [
+        st.Page("pages/audit.py", title="Audit an answer", icon="🔎", default=True),
+        st.Page("pages/batch.py", title="Batch audit", icon="📋"),
+        st.Page("pages/metrics.py", title="Dataset metrics", icon="📊"),
+        st.Page("pages/settings.py", title="Settings & about", icon="⚙️"),
+    ]
+    navigation = st.navigation(pages)
+    judge_sidebar()
+    navigation.run()
+
+
+main()

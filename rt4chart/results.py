@@ -1,0 +1,90 @@
+"""Flat result rows of a batch audit, their exports, and dataset-level summaries."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Iterable, Optional
+
+from .batch import RowResult
+from .metrics import Scores, as_bool, score
+
+GOLD_NAMES = ("gold_hallucinated", "hallucinated_gold", "gold", "label", "gold_label", "is_hallucinated",
+              "hallucinated")
+GROUP_NAMES = ("model", "task", "source", "dataset", "group", "system", "domain")
+
+
+def detect_gold_column(columns: Iterable[str]) -> Optional[str]:
+    lowered = {c.lower(): c for c in columns}
+    return next((lowered[n] for n in GOLD_NAMES if n in lowered), None)
+
+
+def detect_group_columns(columns: Iterable[str]) -> list[str]:
+    lowered = {c.lower(): c for c in columns}
+    return [lowered[n] for n in GROUP_NAMES if n in lowered]
+
+
+def result_row(row: RowResult, extra_columns: Iterable[str] = ()) -> dict:
+    """One flat row: id, status, verdict counts, spans as JSON, cost, error, and chosen input columns."""
+    out = {"id": row.record.id}
+    for column in extra_columns:
+        value = row.record.extra.get(column)
+        out[column] = "" if value is None else value
+    report = row.report
+    if report is None:
+        out.update({"status": "error", "hallucinated": None, "claims": 0, "entailed": 0, "contradicted": 0,
+                    "baseless": 0, "unverified": 0, "spans": "[]", "hallucinated_text": "", "judge_calls": 0,
+                    "tokens": 0, "elapsed_s": 0.0, "error": row.error or "unknown error"})
+        return out
+    counts = report.verdict_counts()
+    out.update({"status": report.status, "hallucinated": report.hallucinated, "claims": len(report.claims),
+                **counts,
+                "spans": json.dumps([{"start": s.start, "end": s.end} for s in report.spans]),
+                "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
+                "judge_calls": report.coverage.judge_calls,
+                "tokens": report.coverage.prompt_tokens + report.coverage.completion_tokens,
+                "elapsed_s": report.coverage.elapsed_s, "error": ""})
+    return out
+
+
+def to_csv(rows: list[dict]) -> str:
+    if not rows:
+        return ""
+    buffer = io.StringIO()
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def to_jsonl(rows: list[dict]) -> str:
+    lines = []
+    for r in rows:
+        item = dict(r)
+        if isinstance(item.get("spans"), str):
+            item["spans"] = json.loads(item["spans"])
+        lines.append(json.dumps(item, ensure_ascii=False, default=str))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def gold_scores(rows: list[dict], gold_column: str, gold_spans_column: Optional[str] = None,
+                answers: Optional[dict[str, str]] = None) -> Scores:
+    """P/R/F1/BA (and span F1 when gold spans are given) of audited rows against a gold column —
+    the same computation as `rt4chart bench` and score.py."""
+    gold, preds = [], {}
+    for r in rows:
+        if r.get("status") == "error" or r.get(gold_column) in (None, ""):
+            continue
+        g = {"id": r["id"], "hallucinated": as_bool(r[gold_column]), "answer": (answers or {}).get(r["id"], "")}
+        if gold_spans_column and r.get(gold_spans_column) not in (None, ""):
+            spans = r[gold_spans_column]
+            g["spans"] = json.loads(spans) if isinstance(spans, str) else spans
+            g["span_annotated"] = True
+        else:
+            g["span_annotated"] = False
+        gold.append(g)
+        spans = r.get("spans") or "[]"
+        preds[r["id"]] = {"hallucinated": bool(r.get("hallucinated")),
+                          "spans": json.loads(spans) if isinstance(spans, str) else spans}
+    return score(gold, preds)
