@@ -3,14 +3,14 @@ import streamlit as st
 
 
 def main() -> None:
-    st.set_page_config(page_title="rt4chart — hallucination audit", page_icon="🔎", layout="wide")
+    st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=":material/fact_check:", layout="wide")
     from pages._shared import judge_sidebar
 
     pages = [
-        st.Page("pages/audit.py", title="Audit an answer", icon="🔎", default=True),
-        st.Page("pages/batch.py", title="Batch audit", icon="📋"),
-        st.Page("pages/metrics.py", title="Dataset metrics", icon="📊"),
-        st.Page("pages/settings.py", title="Settings & about", icon="⚙️"),
+        st.Page("pages/audit.py", title="Audit an answer", icon=":material/fact_check:", default=True),
+        st.Page("pages/batch.py", title="Batch audit", icon=":material/table_view:"),
+        st.Page("pages/metrics.py", title="Dataset metrics", icon=":material/monitoring:"),
+        st.Page("pages/settings.py", title="Settings & about", icon=":material/settings:"),
     ]
     navigation = st.navigation(pages)
     judge_sidebar()

@@ -76,11 +76,11 @@ def show_report(report: AuditReport, key: str) -> None:
     html(banner_html(report) + legend_html())
     for note in report.notes:
         st.info(note)
-    left, right = st.columns(2)
     rows = claim_rows(report)
     labels = ["(all claims)"] + [f"{r['#']}. [{r['verdict']}] {r['claim'][:80]}" for r in rows]
-    choice = st.selectbox("Inspect a claim", range(len(labels)), format_func=lambda i: labels[i],
-                          key=f"{key}.claim")
+    choice = st.selectbox("Inspect a claim (shows its evidence and per-window verdicts)", range(len(labels)),
+                          format_func=lambda i: labels[i], key=f"{key}.claim")
+    left, right = st.columns(2)
     selected: Optional[int] = report.claims[choice - 1].claim.id if choice else None
     with left:
         st.markdown("**Answer** — hallucinated spans marked")

@@ -141,8 +141,9 @@ class OfflineJudge(Judge):
             flipped = (claim_negated & shared) ^ (negated_stems(index.tokens[sentence_id]) & shared)
             if flipped and overlap >= self.config.negation_overlap:
                 negs = [t for t in tokens if t.is_negation]
+                # the negation word where the claim has one; else the whole claim asserts the opposite
                 spans = ([Span(start=t.start, end=t.end) for t in negs]
-                         or [Span(start=t.start, end=t.end) for t in content if t.stem in flipped])
+                         or [Span(start=tokens[0].start, end=tokens[-1].end)])
                 return sentence_id, "the claim flips the negation of the evidence", spans
             for t in content:
                 opposite = self._antonyms.get(t.stem)

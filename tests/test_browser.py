@@ -1,0 +1,92 @@
+"""One real-browser test: headless Chromium drives `streamlit run app.py` on 127.0.0.1."""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+playwright = pytest.importorskip("playwright.sync_api")
+if not os.path.exists(CHROMIUM):
+    pytest.skip("Debian chromium is not installed (apt-get install chromium)", allow_module_level=True)
+
+HOSTILE = 'The bridge is <img src=x onerror="window.__xss=1"> red <script>window.__xss=2</script>.'
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    port = free_port()
+    env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path_factory.mktemp("cache")))
+    env.pop("OPENAI_API_KEY", None)
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+                             "--server.headless", "true", "--server.address", "127.0.0.1",
+                             "--server.port", str(port), "--browser.gatherUsageStats", "false",
+                             "--server.fileWatcherType", "none"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.kill()
+        pytest.fail("streamlit did not start within 60 s")
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def test_example_audit_in_a_real_browser_highlights_spans_and_runs_no_payload(app_url):
+    dialogs = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1700})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(app_url, timeout=60_000)
+            page.get_by_role("button", name="Load an example").click(timeout=60_000)
+            playwright.expect(page.get_by_label("Answer to audit")).not_to_have_value("", timeout=30_000)
+            page.get_by_role("button", name="Audit", exact=True).click()
+            marks = page.locator('[data-role="answer"] mark[data-verdict]')
+            marks.first.wait_for(state="visible", timeout=60_000)
+            assert marks.count() >= 1
+            assert page.locator('[data-status="hallucinated"]').first.is_visible()
+            assert page.locator('[data-role="context"] mark[data-evidence]').count() >= 1
+            page.get_by_role("button", name="Download HTML report").wait_for(timeout=30_000)
+            page.wait_for_timeout(1500)
+            (ROOT / "docs").mkdir(exist_ok=True)
+            page.screenshot(path=str(ROOT / "docs" / "screenshot-audit.png"), full_page=True)
+
+            answer = page.get_by_label("Answer to audit")
+            answer.fill(HOSTILE)
+            page.get_by_label("Question (optional)").click()
+            page.wait_for_timeout(1000)
+            page.get_by_role("button", name="Audit", exact=True).click()
+            page.get_by_text("window.__xss=2").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            assert page.evaluate("window.__xss === undefined")
+            assert dialogs == []
+            assert page.locator('[data-role="answer"] img').count() == 0
+        finally:
+            browser.close()
