@@ -11,7 +11,7 @@ from typing import Optional
 
 from nltk.stem.porter import PorterStemmer
 
-_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*%?|\w+(?:['\u2019]\w+)*(?:[.-]\w+)*")
+_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*(?:%|(?:st|nd|rd|th)\b)?|\w+(?:['\u2019]\w+)*(?:[.-]\w+)*")
 _STEMMER = PorterStemmer()
 
 STOPWORDS = frozenset("""
@@ -24,13 +24,12 @@ under until up very was we were what when where which while who whom why will wi
 yours yourself yourselves s t d ll m re ve may might must shall upon per via etc one within among
 according based include includes including overall however therefore thus also well like made make
 mentioned provided given stated states state says said say described mention mentions passage passages
-information text article context answer question summary report reports reported
+information text article context answer question summary report reports reported yes yeah indeed
 """.split())
 
 NEGATIONS = frozenset("""
-no not never none nobody nothing neither nor without cannot can't won't don't doesn't didn't isn't
-aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't n't nowhere lack lacks
-lacked fail fails failed unable
+no not never none nobody nothing neither without cannot can't won't don't doesn't didn't isn't
+aren't wasn't weren't hasn't haven't hadn't shouldn't wouldn't couldn't mustn't n't nowhere unable
 """.split())
 
 # Pairs whose swap flips the meaning of an otherwise matching sentence.
@@ -56,6 +55,9 @@ _NUMBER_WORDS = {
 }
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
                 "percent": 1}
+_MONTH_ABBREVIATIONS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
+                        "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
+                        "nov": "november", "dec": "december"}
 MONTHS = frozenset("january february march april may june july august september october november december"
                    .split())
 WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
@@ -100,6 +102,8 @@ def parse_number(text: str) -> Optional[float]:
     if lowered in _NUMBER_WORDS:
         return float(_NUMBER_WORDS[lowered])
     cleaned = lowered.lstrip("$").rstrip("%")
+    if re.fullmatch(r"\d+(?:st|nd|rd|th)", cleaned):
+        cleaned = cleaned[:-2]
     if not cleaned or not cleaned[0].isdigit():
         return None
     if ":" in cleaned:
@@ -123,7 +127,7 @@ def _normalise(surface: str) -> str:
         lower = lower[:-2]
     if "." in lower and re.fullmatch(r"(?:[a-z]\.)+[a-z]?", lower):
         lower = lower.replace(".", "")
-    return lower
+    return _MONTH_ABBREVIATIONS.get(lower, lower)
 
 
 def tokenize(text: str) -> list[Token]:
@@ -145,6 +149,12 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+def negation_count(tokens: list[Token]) -> int:
+    """Negation words, not counting 'not only' (which adds rather than negates)."""
+    return sum(1 for i, t in enumerate(tokens)
+               if t.is_negation and not (i + 1 < len(tokens) and tokens[i + 1].lower in ("only", "just")))
+
+
 def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
     """Content stems within `scope` words after a negation ('did not approve the plan' -> approv, plan)."""
     negated: set[str] = set()
@@ -152,6 +162,19 @@ def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
         if t.is_negation:
             negated.update(u.stem for u in tokens[i + 1:i + 1 + scope] if u.is_content)
     return negated
+
+
+_CLAUSE_WORDS = frozenset("but while although though whereas however yet".split())
+
+
+def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
+    """Tokens grouped into clauses: a new clause starts after , ; : ( ) or at but/while/although..."""
+    groups: list[list[Token]] = []
+    for t in tokens:
+        if not groups or t.lower in _CLAUSE_WORDS or any(ch in ",;:()" for ch in text[groups[-1][-1].end:t.start]):
+            groups.append([])
+        groups[-1].append(t)
+    return groups
 
 
 def initials(words: list[Token]) -> str:

@@ -10,11 +10,12 @@ The unsupported words become the claim's hallucinated sub-spans.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Optional
 
 from ..decompose import split_claims
-from ..lexicon import (Token, antonym_index, capitalized_runs, initials, negated_stems, number_key,
+from ..lexicon import (Token, antonym_index, capitalized_runs, clauses, initials, negation_count,
+                       number_key,
                        tokenize)
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
@@ -33,6 +34,11 @@ class OfflineSettings:
     number_weight: float = 3.0
     word_weight: float = 1.0
     prefix_match: int = 5            # words sharing this many leading stem letters count as the same (0: off)
+    check_numbers: bool = True       # ablation switches: each check can be turned off
+    check_negation: bool = True
+    check_antonyms: bool = True
+    unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
+    min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
 
@@ -84,7 +90,7 @@ class OfflineJudge(Judge):
         pool = _Pool(index, evidence, question, cfg.prefix_match)
         scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
 
-        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers)
+        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer)
         if contradiction is not None:
             sentence_id, reason, spans = contradiction
             return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason, unsupported=spans)
@@ -106,7 +112,10 @@ class OfflineJudge(Judge):
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
-        if hard_missing or (ratio >= cfg.baseless_ratio and weight_missing >= cfg.min_unsupported_weight):
+        if not cfg.unknown_names_are_baseless:
+            hard_missing = []
+        if hard_missing or (ratio >= cfg.baseless_ratio
+                                 and weight_missing >= min(cfg.min_unsupported_weight, weight_total)):
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale=f"the context does not mention {words}",
@@ -123,10 +132,10 @@ class OfflineJudge(Judge):
         return cfg.entity_weight if t.capitalized else cfg.word_weight
 
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
-                       scope_numbers: set[str]) -> Optional[tuple[int, str, list[Span]]]:
+                       scope_numbers: set[str], answer_text: str) -> Optional[tuple[int, str, list[Span]]]:
         """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
         claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
-        claim_negated = negated_stems(tokens)
+        claim_clauses = clauses(tokens, answer_text)
         for sentence_id in evidence:
             stems = index.stems[sentence_id]
             shared = claim_stems & stems
@@ -135,22 +144,41 @@ class OfflineJudge(Judge):
                 continue
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]]
-            if numbers and index.numbers[sentence_id]:
+            if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
                         [_with_unit(t, tokens) for t in numbers])
-            flipped = (claim_negated & shared) ^ (negated_stems(index.tokens[sentence_id]) & shared)
-            if flipped and overlap >= self.config.negation_overlap:
+            if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words
+                    and self._negation_flipped(claim_clauses, index, sentence_id)):
                 negs = [t for t in tokens if t.is_negation]
                 # the negation word where the claim has one; else the whole claim asserts the opposite
                 spans = ([Span(start=t.start, end=t.end) for t in negs]
                          or [Span(start=tokens[0].start, end=tokens[-1].end)])
                 return sentence_id, "the claim flips the negation of the evidence", spans
-            for t in content:
+            for t in content if self.config.check_antonyms else ():
                 opposite = self._antonyms.get(t.stem)
                 if opposite and t.stem not in stems and opposite & stems:
                     return (sentence_id, f"'{t.text}' is the opposite of what the evidence says",
                             [Span(start=t.start, end=t.end)])
         return None
+
+
+    def _negation_flipped(self, claim_clauses: list[list[Token]], index, sentence_id: int) -> bool:
+        """The best-matching pair of claim clause and evidence clause disagree on negation (odd count)."""
+        best, best_overlap = None, 0.0
+        for theirs in clauses(index.tokens[sentence_id], index.sentences[sentence_id].text):
+            their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
+            for ours in claim_clauses:
+                our_stems = {t.stem for t in ours if t.is_content and t.number is None}
+                shared = len(our_stems & their_stems)
+                if shared < self.config.min_negation_words:
+                    continue
+                overlap = shared / len(our_stems)  # the claim clause must be (nearly) all in the evidence clause
+                if overlap > best_overlap:
+                    best, best_overlap = (ours, theirs), overlap
+        if best is None or best_overlap < self.config.negation_overlap:
+            return False
+        ours, theirs = best
+        return negation_count(ours) % 2 != negation_count(theirs) % 2
 
 
 class _Pool:
@@ -193,8 +221,7 @@ def _claim_tokens(claim: Claim, answer: str) -> list[Token]:
     tokens: list[Token] = []
     for span in claim.spans:
         for t in tokenize(answer[span.start:span.end]):
-            tokens.append(Token(t.text, t.start + span.start, t.end + span.start, t.lower, t.stem, t.number,
-                                t.capitalized))
+            tokens.append(replace(t, start=t.start + span.start, end=t.end + span.start))
     return tokens
 
 
