@@ -28,7 +28,13 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
 
 def _build(args) -> tuple:
     options = {}
-    if args.judge == "openai":
+    if getattr(args, "dry_run", False):
+        if args.judge != "openai":
+            raise InputError("--dry-run plans the calls of an LLM judge; use it with --judge openai")
+        from .judges.dry_run import DryRunClient
+
+        options = {"client": DryRunClient(args.model or "dry-run")}
+    elif args.judge == "openai":
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
                    "use_cache": not args.no_cache}
     try:
@@ -91,7 +97,14 @@ def cmd_bench(args) -> int:
     gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed)
     judge, config = _build(args)
     bar = _progress(len(gold), args.quiet)
-    result = run_bench(gold, judge, config, strict=args.strict, progress=(lambda n: bar.update(n)) if bar else None)
+    result = run_bench(gold, judge, config, strict=args.strict, progress=(lambda n: bar.update(n)) if bar else None,
+                       workers=args.workers)
+    if args.dry_run:
+        d = result.as_dict()
+        print(f"dry run (no calls made): {result.judge_calls} calls, {result.prompt_tokens} prompt tokens for "
+              f"{result.answers} answers ({d['judge_calls_per_answer']:.2f} calls and "
+              f"{d['prompt_tokens_per_answer']:.0f} prompt tokens per answer; tokens estimated as characters/4)")
+        return 0
     if bar:
         bar.close()
     if args.output:
@@ -140,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, help="only N records (a seeded sample with --sample-seed)")
     p.add_argument("--sample-seed", type=int)
     p.add_argument("--quiet", action="store_true")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --judge openai: call nothing, report the calls and prompt tokens the plan would make")
+    p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
     _judge_args(p)
     p.set_defaults(func=cmd_bench)
     return parser

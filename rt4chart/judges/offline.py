@@ -39,6 +39,8 @@ class OfflineSettings:
     check_antonyms: bool = True
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
+    elsewhere_factor: float = 1.0    # weight kept by a word the evidence lacks but another context sentence has
+    span_mode: str = "phrase"        # "phrase": the unsupported words; "claim": the whole claim
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
 
@@ -105,7 +107,8 @@ class OfflineJudge(Judge):
             if pool.supports(t) or id(t) in acronym_ok:
                 continue
             unsupported.append(t)
-            weight_missing += w
+            elsewhere = t.stem in index.vocabulary or t.lower in index.all_lowers
+            weight_missing += w * (cfg.elsewhere_factor if elsewhere else 1.0)
             if t.number is not None and number_key(t.number) not in index.all_numbers:
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
@@ -119,7 +122,8 @@ class OfflineJudge(Judge):
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale=f"the context does not mention {words}",
-                             unsupported=_phrase_spans(unsupported, tokens, claim, cfg.span_gap))
+                             unsupported=(_phrase_spans(unsupported, tokens, claim, cfg.span_gap)
+                                          if cfg.span_mode == "phrase" else list(claim.spans)))
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question")
         return Judgement(Verdict.ENTAILED, supporting=evidence,
