@@ -1,6 +1,7 @@
 """Dataset runs: every record audited in isolation, results in input order, failures kept as rows."""
 from __future__ import annotations
 
+from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Optional
@@ -48,7 +49,10 @@ def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
 def run_records(records: Iterable[Record], judge: Judge, config: Optional[AuditConfig] = None,
                 workers: int = 1, progress: Optional[Callable[[RowResult], None]] = None,
                 cache: Optional[MemoCache] = None) -> Iterator[RowResult]:
-    """Audit records with up to `workers` threads; yields results in input order."""
+    """Audit records with up to `workers` threads; yields results in input order.
+
+    Records are consumed lazily and at most `4 * workers` are in flight, so memory stays bounded
+    for inputs of any size."""
     if workers <= 1:
         for record in records:
             result = audit_record(record, judge, config, cache)
@@ -57,9 +61,17 @@ def run_records(records: Iterable[Record], judge: Judge, config: Optional[AuditC
             yield result
         return
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(audit_record, r, judge, config, cache) for r in records]
-        for future in futures:
-            result = future.result()
-            if progress:
-                progress(result)
-            yield result
+        pending: deque = deque()
+        for record in records:
+            pending.append(pool.submit(audit_record, record, judge, config, cache))
+            if len(pending) >= 4 * workers:
+                yield _finish(pending.popleft(), progress)
+        while pending:
+            yield _finish(pending.popleft(), progress)
+
+
+def _finish(future, progress) -> RowResult:
+    result = future.result()
+    if progress:
+        progress(result)
+    return result

@@ -56,8 +56,8 @@ def cmd_audit(args) -> int:
     return 0
 
 
-def _progress(total: int, quiet: bool):
-    if quiet or not sys.stderr.isatty() and total < 1:
+def _progress(total: Optional[int], quiet: bool):
+    if quiet:
         return None
     from tqdm import tqdm
 
@@ -65,30 +65,31 @@ def _progress(total: int, quiet: bool):
 
 
 def cmd_predict(args) -> int:
-    from .batch import run_records
+    """`predict` and `batch`: a file in, one JSON line per row out, in input order."""
+    from .batch_run import run_batch
+    from .cache import MemoCache
 
-    records = read_records(args.input)
     judge, config = _build(args)
-    bar = _progress(len(records), args.quiet)
-    failed = 0
-    out_path = Path(args.output)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    with out_path.open("w", encoding="utf-8") as out:
-        for row in run_records(records, judge, config, workers=args.workers,
-                               progress=(lambda _r: bar.update(1)) if bar else None):
-            if row.report is not None:
-                line = prediction(row.record.id, row.report)
-            else:
-                failed += 1
-                line = {"id": row.record.id, "hallucinated": None, "status": "error", "spans": [], "claims": [],
-                        "error": row.error}
-            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+    bar = _progress(None, args.quiet)
+    journal = None
+    if getattr(args, "command", "") == "batch" and not args.no_journal:
+        journal = args.journal or f"{args.output}.journal.sqlite3"
+    cache = None if (args.no_cache or args.command == "predict") else MemoCache()
+    summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
+                        resume=not getattr(args, "restart", False), cache=cache,
+                        progress=(lambda _r: bar.update(1)) if bar else None)
     if bar:
         bar.close()
-    if failed:
-        print(f"rt4chart: {failed} of {len(records)} records failed; see their \"error\" field in {args.output}",
+    if summary.renamed_ids:
+        print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
+              f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
+    if summary.resumed:
+        print(f"rt4chart: resumed: {summary.resumed} rows were already done, {summary.audited} audited now",
               file=sys.stderr)
-    return 1 if failed else 0
+    if summary.failed:
+        print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
+              f"{args.output}", file=sys.stderr)
+    return 1 if summary.failed else 0
 
 
 def cmd_bench(args) -> int:
@@ -141,6 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input")
     p.add_argument("-o", "--output", required=True)
     p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _judge_args(p)
+    p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("batch", help="like predict, with a checkpoint journal: a killed run resumes where it stopped")
+    p.add_argument("input", help=".jsonl or .csv file (streamed)")
+    p.add_argument("-o", "--output", required=True, help="output JSONL, one line per input row, in input order")
+    p.add_argument("--workers", type=int, default=1, help="concurrent audits (bounded thread pool)")
+    p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
+    p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
+    p.add_argument("--restart", action="store_true", help="ignore rows finished by an earlier run")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _judge_args(p)
     p.set_defaults(func=cmd_predict)

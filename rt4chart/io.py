@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
 from .types import AuditReport
 
@@ -52,6 +53,7 @@ class Record:
     answer: str
     question: Optional[str] = None
     extra: dict = field(default_factory=dict)
+    renamed_from: Optional[str] = None  # set when a repeated id was made unique
 
 
 CONTEXT_NAMES = ("context", "contexts", "source", "document", "passage", "passages", "retrieved_context",
@@ -75,72 +77,146 @@ def detect_columns(columns: list[str]) -> dict[str, Optional[str]]:
             "id": pick(ID_NAMES)}
 
 
+_MISSING = {"nan", "NaN", "NULL", "null", "None"}
+
+
+def _cell(value) -> Optional[str]:
+    """A cell as text; empty, NaN (pandas) and NULL (SQL) exports mean missing."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    text = value if isinstance(value, str) else (json.dumps(value) if isinstance(value, (dict, list)) else str(value))
+    return None if text.strip() in _MISSING or not text.strip() else text
+
+
 def _question_of(row: dict, column: Optional[str]) -> Optional[str]:
-    if column and row.get(column) not in (None, ""):
-        return str(row[column])
+    if column and _cell(row.get(column)):
+        return _cell(row[column])
     meta = row.get("meta")
-    if isinstance(meta, dict) and meta.get("question"):
-        return str(meta["question"])
+    if isinstance(meta, dict) and _cell(meta.get("question")):
+        return _cell(meta["question"])
     return None
 
 
-def records_from_rows(rows: list[dict], mapping: Optional[dict] = None, source: str = "input") -> Iterator[Record]:
-    """Records from dict rows with a role -> column mapping (auto-detected when not given)."""
-    if not rows:
+def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input") -> Iterator[Record]:
+    """Records from dict rows (consumed lazily) with a role -> column mapping (auto-detected when not given).
+
+    Ids come from the id column, else the row number; a repeated id gets a '#n' suffix so no row is
+    lost or merged (`Record.renamed_from` keeps the original)."""
+    iterator = iter(rows)
+    first = next(iterator, None)
+    if first is None:
         return
-    columns = list(rows[0].keys())
+    columns = list(first.keys())
     roles = detect_columns(columns)
     roles.update({k: v for k, v in (mapping or {}).items() if v})
     missing = [r for r in ("context", "answer") if not roles.get(r) or roles[r] not in columns]
     if missing:
         raise InputError(f"{source}: no column for {' and '.join(missing)}. Columns found: "
-                         f"{', '.join(map(str, columns))}. Needed: a context column (one of "
+                         f"{', '.join(map(str, columns)) or '(none)'}. Needed: a context column (one of "
                          f"{', '.join(CONTEXT_NAMES[:4])}...) and an answer column (one of "
                          f"{', '.join(ANSWER_NAMES[:4])}...), or map them explicitly.")
-    for n, row in enumerate(rows, 1):
-        rid = row.get(roles["id"]) if roles.get("id") else None
-        context, answer = row.get(roles["context"]), row.get(roles["answer"])
-        yield Record(id=str(rid) if rid not in (None, "") else str(n), context="" if context is None else str(context),
-                     answer="" if answer is None else str(answer), question=_question_of(row, roles.get("question")),
+    seen: dict[str, int] = {}
+    for n, row in enumerate(itertools.chain([first], iterator), 1):
+        rid = _cell(row.get(roles["id"])) if roles.get("id") else None
+        rid = rid if rid is not None else str(n)
+        original = None
+        if rid in seen:
+            seen[rid] += 1
+            original, rid = rid, f"{rid}#{seen[rid]}"
+        else:
+            seen[rid] = 1
+        yield Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "", answer=_cell(row.get(roles["answer"])) or "",
+                     question=_question_of(row, roles.get("question")),
                      extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])})
 
 
+def _json_row(line: str, source: str, n: int) -> Optional[dict]:
+    if not line.strip():
+        return None
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}:{n}: not valid JSON ({exc.msg}); each line must be one JSON object") from None
+    if not isinstance(obj, dict):
+        raise InputError(f"{source}:{n}: expected a JSON object, got {type(obj).__name__}")
+    return obj
+
+
 def parse_jsonl(text: str, source: str) -> list[dict]:
-    rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{source}:{n}: not valid JSON ({exc.msg}); each line must be one JSON object") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{source}:{n}: expected a JSON object, got {type(obj).__name__}")
-        rows.append(obj)
-    return rows
+    return [row for n, line in enumerate(text.splitlines(), 1) if (row := _json_row(line, source, n)) is not None]
+
+
+def _dialect(sample: str):
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|")
+    except csv.Error:
+        return csv.excel
+
+
+def _csv_rows(handle, sample: str, source: str) -> Iterator[dict]:
+    csv.field_size_limit(sys.maxsize)
+    reader = csv.DictReader(handle, dialect=_dialect(sample))
+    if not reader.fieldnames:
+        raise InputError(f"{source}: the CSV file is empty (no header row)")
+    for row in reader:
+        if any((v or "").strip() for v in row.values() if isinstance(v, str)):
+            yield row
 
 
 def parse_csv(text: str, source: str) -> list[dict]:
-    sample = text[:20_000]
+    return list(_csv_rows(io.StringIO(text), text[:65_536], source))
+
+
+def _is_csv(path: str) -> bool:
+    return Path(path).suffix.lower() in (".csv", ".tsv", ".txt")
+
+
+def _sample_text(head: bytes, path: str) -> str:
+    """The first bytes as text (a character cut at the end is dropped); non-UTF-8 raises early."""
+    for cut in range(4):
+        try:
+            return head[:len(head) - cut].decode("utf-8-sig")
+        except UnicodeDecodeError:
+            continue
+    return decode_bytes(head, path)  # raises the error that names the likely encoding
+
+
+def iter_rows(path: str) -> Iterator[dict]:
+    """Rows of a .jsonl or .csv file, streamed (bounded memory), with clear errors for bad input."""
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file")
+    with p.open("rb") as raw:
+        head = raw.read(65_536)
+    if not head.strip():
+        raise InputError(f"{path}: the file is empty")
+    if b"\x00" in head:
+        raise InputError(f"{path}: looks like a binary file (NUL bytes); expected CSV or JSONL text")
+    sample = _sample_text(head, path)
     try:
-        dialect = csv.Sniffer().sniff(sample, delimiters=",;\t|")
-    except csv.Error:
-        dialect = csv.excel
-    csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(io.StringIO(text), dialect=dialect)
-    if not reader.fieldnames:
-        raise InputError(f"{source}: the CSV file is empty (no header row)")
-    return [row for row in reader if any((v or "").strip() for v in row.values() if isinstance(v, str))]
+        with p.open("r", encoding="utf-8-sig", newline="" if _is_csv(path) else None) as handle:
+            if _is_csv(path):
+                yield from _csv_rows(handle, sample, path)
+            else:
+                for n, line in enumerate(handle, 1):
+                    row = _json_row(line, path, n)
+                    if row is not None:
+                        yield row
+    except UnicodeDecodeError:
+        decode_bytes(p.read_bytes()[:2_000_000], path)  # raises with the likely encoding
+        raise InputError(f"{path} is not valid UTF-8") from None
+
+
+def iter_records(path: str, mapping: Optional[dict] = None) -> Iterator[Record]:
+    """Records of a file, streamed."""
+    return records_from_rows(iter_rows(path), mapping, path)
 
 
 def read_records(path: str, mapping: Optional[dict] = None) -> list[Record]:
-    """Records of a .jsonl/.json or .csv/.tsv file."""
-    text = read_text(path)
-    if not text.strip():
-        raise InputError(f"{path}: the file is empty")
-    suffix = Path(path).suffix.lower()
-    rows = parse_csv(text, path) if suffix in (".csv", ".tsv", ".txt") else parse_jsonl(text, path)
-    return list(records_from_rows(rows, mapping, path))
+    """All records of a .jsonl/.json or .csv/.tsv file."""
+    return list(iter_records(path, mapping))
 
 
 def prediction(record_id: str, report: AuditReport) -> dict:
@@ -156,5 +232,5 @@ def prediction(record_id: str, report: AuditReport) -> dict:
                     "evidence": [{"sentence_index": e.sentence_index, "start": e.start, "end": e.end,
                                   "relation": e.relation, "text": e.text} for e in c.evidence]}
                    for c in report.claims],
-        "coverage": report.coverage.model_dump(),
+        "coverage": report.coverage.model_dump(exclude={"elapsed_s"}),  # no timings: outputs are reproducible
     }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -77,7 +78,7 @@ class OpenAIChatClient(ChatClient):
     def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None,
                  timeout_s: float = 60.0, max_attempts: int = 4, temperature: float = 0.0,
                  cache: Optional[MemoCache] = None, client: Any = None,
-                 sleep: Callable[[float], None] = time.sleep, seed: int = 0):
+                 sleep: Callable[[float], None] = time.sleep, seed: int = 0, max_concurrency: int = 8):
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s
@@ -85,6 +86,7 @@ class OpenAIChatClient(ChatClient):
         self.temperature = temperature
         self.cache = cache
         self._sleep = sleep
+        self._slots = threading.BoundedSemaphore(max(1, max_concurrency))  # in-flight requests, all threads
         self._random = random.Random(seed)
         if client is None:
             import openai
@@ -113,11 +115,12 @@ class OpenAIChatClient(ChatClient):
         last: Optional[Exception] = None
         for attempt in range(self.max_attempts):
             try:
-                response = self._client.chat.completions.create(
-                    model=self.model, messages=messages, temperature=self.temperature,
-                    response_format={"type": "json_schema",
-                                     "json_schema": {"name": schema_name, "schema": schema, "strict": True}},
-                    timeout=self.timeout_s)
+                with self._slots:
+                    response = self._client.chat.completions.create(
+                        model=self.model, messages=messages, temperature=self.temperature,
+                        response_format={"type": "json_schema",
+                                         "json_schema": {"name": schema_name, "schema": schema, "strict": True}},
+                        timeout=self.timeout_s)
             except Exception as exc:  # classified below; non-retryable errors end the call
                 if not _is_retryable(exc):
                     raise LLMCallError(_describe(exc)) from None

@@ -47,7 +47,7 @@ class OpenAIJudge(Judge):
     def from_options(cls, model: Optional[str] = None, base_url: Optional[str] = None,
                      api_key: Optional[str] = None, cache: Optional[MemoCache] = None,
                      use_cache: bool = True, timeout_s: float = 60.0, max_attempts: int = 4,
-                     client: Optional[ChatClient] = None, **_ignored) -> "OpenAIJudge":
+                     max_concurrency: int = 8, client: Optional[ChatClient] = None) -> "OpenAIJudge":
         """Resolve settings from arguments, then OPENAI_BASE_URL / OPENAI_API_KEY / RT4CHART_MODEL."""
         if client is not None:
             return cls(client)
@@ -61,7 +61,7 @@ class OpenAIJudge(Judge):
         url = resolve_setting(base_url, "OPENAI_BASE_URL")
         memo = cache if cache is not None else (MemoCache() if use_cache else None)
         return cls(OpenAIChatClient(resolved_model, base_url=url, api_key=key, timeout_s=timeout_s,
-                                    max_attempts=max_attempts, cache=memo))
+                                    max_attempts=max_attempts, cache=memo, max_concurrency=max_concurrency))
 
     def settings(self) -> dict:
         return {"model": self.model, "temperature": getattr(self.client, "temperature", 0.0),
@@ -108,7 +108,7 @@ class OpenAIJudge(Judge):
         reply, failure = self._ask(prompt, decomposition_schema(), "decomposition", Decomposition, usage)
         if reply is None:
             audit.notes.append(f"LLM decomposition failed ({failure}); claims were split by the rule-based "
-                               "splitter and still verified by the LLM")
+                               "splitter and then sent to the LLM for verification")
             return split_claims(audit.answer, audit.answer_sentences)
         return self._locate_claims(reply, audit)
 

@@ -1,0 +1,125 @@
+"""Reliability: LLM faults, resumable batches after SIGKILL, and secrets that never leak."""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rt4chart.batch_run import run_batch
+from rt4chart.cache import MemoCache
+from rt4chart.judges.factory import make_judge
+
+from .fault_server import FaultServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "sk-rt4chart-FAKE-KEY-7f3a9c1e5b"
+
+
+def write_rows(path: Path, n: int, sentences: int = 3) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            context = " ".join(f"Item {i} fact {k}: the gauge reads {i * 7 + k} units." for k in range(sentences))
+            f.write(json.dumps({"id": f"r{i}", "context": context,
+                                "answer": f"The gauge reads {i * 7} units. It was built in {1900 + i}."}) + "\n")
+
+
+@pytest.fixture
+def faulty():
+    server = FaultServer(rate=0.10, seed=11, slow_s=1.5).start()
+    yield server
+    server.stop()
+
+
+def test_a_200_row_batch_with_10_percent_faults_completes_and_loses_nothing(faulty, tmp_path):
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    write_rows(source, 200)
+    judge = make_judge("openai", base_url=faulty.url, api_key=SECRET, model="fault-test", timeout_s=0.5,
+                       max_attempts=4, use_cache=False, max_concurrency=8)
+    started = time.perf_counter()
+    summary = run_batch(str(source), str(out), judge, workers=8)
+    assert time.perf_counter() - started < 120
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == [f"r{i}" for i in range(200)]  # none lost, none duplicated, in order
+    assert summary.rows == 200 and summary.audited == 200
+    for line in lines:
+        assert line["status"] in ("faithful", "hallucinated", "unverified", "error")
+        if line["status"] == "unverified":
+            assert any(c["verdict"] == "unverified" for c in line["claims"])
+    assert all(faulty.stats[f] > 0 for f in ("429", "500", "slow", "garbage", "truncated")), faulty.stats
+    calls_per_row = 3  # decomposition, one window, global: every context here fits one window
+    assert faulty.stats["requests"] <= 200 * calls_per_row * 4 * 2  # attempts x repair bound
+    assert faulty.stats["requests"] < 200 * calls_per_row * 1.5  # in practice close to the plan
+
+
+def test_a_batch_killed_with_sigkill_resumes_and_equals_an_uninterrupted_run(tmp_path):
+    source = tmp_path / "in.jsonl"
+    write_rows(source, 2500, sentences=12)
+    env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "rt4chart", "batch", str(source), "--quiet"]
+    reference = tmp_path / "reference.jsonl"
+    subprocess.run(cmd + ["-o", str(reference), "--no-journal", "--no-cache"], env=env, check=True, timeout=300)
+
+    out = tmp_path / "out.jsonl"
+    journal = Path(f"{out}.journal.sqlite3")
+    proc = subprocess.Popen(cmd + ["-o", str(out), "--no-cache"], env=env)
+    deadline = time.time() + 120
+    done = 0
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                with sqlite3.connect(journal, timeout=5) as conn:
+                    done = conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if done >= 300:
+                break
+    assert proc.poll() is None, "the run finished before it could be killed; make the input larger"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not out.exists()
+    resumed = subprocess.run(cmd + ["-o", str(out), "--no-cache"], env=env, capture_output=True, text=True,
+                             timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resumed:" in resumed.stderr
+    already = int(resumed.stderr.split("resumed: ")[1].split(" ")[0])
+    assert already >= 300
+    assert out.read_text() == reference.read_text()
+
+
+def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
+    server = FaultServer(rate=0.0).start()
+    try:
+        source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+        write_rows(source, 5)
+        cache = MemoCache(tmp_path / "cache" / "memo.sqlite3")
+        judge = make_judge("openai", base_url=server.url, api_key=SECRET, model="m", cache=cache)
+        run_batch(str(source), str(out), judge, journal_path=str(tmp_path / "journal.sqlite3"), cache=cache)
+        from rt4chart import audit
+        from rt4chart.render import report_html
+        from rt4chart.results import result_row, to_csv, to_jsonl
+        from rt4chart.batch import audit_record
+        from rt4chart.io import Record
+
+        report = audit("The gauge reads 7 units.", "The gauge reads 7 units.", judge=judge)
+        row = result_row(audit_record(Record("x", report.context, report.answer), judge, None))
+        texts = [report.to_json(), report_html(report), to_csv([row]), to_jsonl([row]),
+                 json.dumps(judge.settings()), json.dumps(judge.prompt_hashes())]
+        files = [p for p in tmp_path.rglob("*") if p.is_file()]
+        assert files
+        for blob in texts + [p.read_bytes().decode("utf-8", "replace") for p in files]:
+            assert SECRET not in blob
+        # a rejected key: the error names the failure, never the key
+        bad = make_judge("openai", base_url=server.url.replace("/v1", "/nothing"), api_key=SECRET, model="m",
+                         use_cache=False, max_attempts=1)
+        failed = audit("A is 1.", "A is 1.", judge=bad)
+        assert failed.status == "unverified" and SECRET not in failed.to_json()
+        captured = capfd.readouterr()
+        assert SECRET not in captured.out and SECRET not in captured.err
+    finally:
+        server.stop()
