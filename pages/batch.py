@@ -31,7 +31,7 @@ if rows:
     guess = detect_columns(columns)
     none = "(none)"
     options = [none] + columns
-    st.subheader(f"{len(rows)} rows from {st.session_state.get('batch.source')}")
+    st.subheader(f"{len(rows)} row{'s' if len(rows) != 1 else ''} from {st.session_state.get('batch.source')}")
     c = st.columns(6)
     roles = {}
     for col, role in zip(c[:4], ("context", "answer", "question", "id")):

@@ -96,5 +96,6 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     finally:
         if journal is not None:
             journal.close()
+        Path(f"{output_path}.partial").unlink(missing_ok=True)
     summary.elapsed_s = time.perf_counter() - started
     return summary

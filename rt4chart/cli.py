@@ -56,12 +56,24 @@ def cmd_audit(args) -> int:
     return 0
 
 
-def _progress(total: Optional[int], quiet: bool):
-    if quiet:
-        return None
-    from tqdm import tqdm
+class _Progress:
+    """A tqdm bar on stderr, opened at the first finished row (so input errors print alone)."""
 
-    return tqdm(total=total, unit="answer", file=sys.stderr, disable=quiet, dynamic_ncols=True)
+    def __init__(self, total: Optional[int], quiet: bool):
+        self.total, self.quiet, self.bar = total, quiet, None
+
+    def __call__(self, *_args) -> None:
+        if self.quiet:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=self.total, unit="answer", file=sys.stderr, dynamic_ncols=True)
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def cmd_predict(args) -> int:
@@ -70,16 +82,15 @@ def cmd_predict(args) -> int:
     from .cache import MemoCache
 
     judge, config = _build(args)
-    bar = _progress(None, args.quiet)
+    bar = _Progress(None, args.quiet)
     journal = None
     if getattr(args, "command", "") == "batch" and not args.no_journal:
         journal = args.journal or f"{args.output}.journal.sqlite3"
     cache = None if (args.no_cache or args.command == "predict") else MemoCache()
     summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
                         resume=not getattr(args, "restart", False), cache=cache,
-                        progress=(lambda _r: bar.update(1)) if bar else None)
-    if bar:
-        bar.close()
+                        progress=bar)
+    bar.close()
     if summary.renamed_ids:
         print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
               f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
@@ -97,8 +108,8 @@ def cmd_bench(args) -> int:
 
     gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed)
     judge, config = _build(args)
-    bar = _progress(len(gold), args.quiet)
-    result = run_bench(gold, judge, config, strict=args.strict, progress=(lambda n: bar.update(n)) if bar else None,
+    bar = _Progress(len(gold), args.quiet)
+    result = run_bench(gold, judge, config, strict=args.strict, progress=bar,
                        workers=args.workers)
     if args.dry_run:
         d = result.as_dict()
@@ -106,8 +117,7 @@ def cmd_bench(args) -> int:
               f"{result.answers} answers ({d['judge_calls_per_answer']:.2f} calls and "
               f"{d['prompt_tokens_per_answer']:.0f} prompt tokens per answer; tokens estimated as characters/4)")
         return 0
-    if bar:
-        bar.close()
+    bar.close()
     if args.output:
         Path(args.output).write_text("\n".join(json.dumps(p, ensure_ascii=False) for p in result.predictions) + "\n",
                                      encoding="utf-8")

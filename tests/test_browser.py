@@ -90,3 +90,30 @@ def test_example_audit_in_a_real_browser_highlights_spans_and_runs_no_payload(ap
             assert page.locator('[data-role="answer"] img').count() == 0
         finally:
             browser.close()
+
+
+def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
+    payload = '<img src=x onerror="window.__xss=3">'
+    path = tmp_path / "hostile.csv"
+    path.write_text('id,context,answer,question,"<script>window.__xss=4</script>","' + payload.replace('"', '""') + '"\n'
+                    '1,"The sky is blue. <iframe src=""javascript:window.__xss=5""></iframe>",'
+                    '"The sky is <script>window.__xss=6</script> green.","Is it <b>blue</b>?",x,y\n')
+    dialogs = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1600})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(f"{app_url}/batch", timeout=60_000)
+            page.locator('input[type="file"]').first.set_input_files(str(path))
+            page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+            page.get_by_text("Drill down").wait_for(timeout=60_000)
+            page.locator('[data-role="answer"] mark').first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            page.screenshot(path=str(tmp_path / "batch.png"), full_page=True)
+            assert page.evaluate("window.__xss === undefined")
+            assert dialogs == []
+            assert page.locator('[data-role="answer"] script, [data-role="context"] iframe').count() == 0
+        finally:
+            browser.close()

@@ -1,0 +1,128 @@
+"""Bad input gets a clear, actionable error and loses nothing."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from rt4chart import audit
+from rt4chart.io import InputError, read_records
+from rt4chart.types import AuditReport
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cli(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "rt4chart", *args], capture_output=True, text=True, cwd=cwd,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "RT4CHART_CACHE_DIR": str(cwd or ROOT)})
+
+
+def test_a_semicolon_csv_and_a_tsv_are_read(tmp_path):
+    (tmp_path / "a.csv").write_text("id;context;answer\n1;The sky is blue.;The sky is blue.\n")
+    (tmp_path / "b.tsv").write_text("id\tcontext\tanswer\n1\tThe sky is blue.\tThe sky is blue.\n")
+    for name in ("a.csv", "b.tsv"):
+        records = read_records(str(tmp_path / name))
+        assert [(r.id, r.answer) for r in records] == [("1", "The sky is blue.")]
+
+
+def test_missing_columns_are_named_with_the_columns_found(tmp_path):
+    (tmp_path / "x.csv").write_text("id,text,reply\n1,a,b\n")
+    with pytest.raises(InputError) as err:
+        read_records(str(tmp_path / "x.csv"))
+    message = str(err.value)
+    assert "no column for context and answer" in message and "Columns found: id, text, reply" in message
+
+
+def test_duplicate_ids_empty_rows_and_nan_cells_lose_nothing(tmp_path):
+    (tmp_path / "x.csv").write_text("id,context,answer,question\n1,C one.,A one.,NaN\n,,,\n1,C two.,A two.,\n"
+                                    "2,nan,A three.,Why?\n")
+    records = read_records(str(tmp_path / "x.csv"))
+    assert [r.id for r in records] == ["1", "1#2", "2"]
+    assert records[1].renamed_from == "1"
+    assert records[0].question is None and records[2].context == "" and records[2].question == "Why?"
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
+def test_a_non_utf8_file_names_the_likely_encoding(tmp_path, encoding):
+    path = tmp_path / "x.csv"
+    path.write_bytes("id,context,answer\n1,café crème brûlée déjà vu,résumé naïve\n".encode(encoding))
+    with pytest.raises(InputError, match="UTF-8|binary"):
+        read_records(str(path))
+
+
+def test_binary_garbage_is_refused(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(bytes(range(256)) * 10)
+    with pytest.raises(InputError, match="binary"):
+        read_records(str(path))
+
+
+def test_invalid_json_names_the_line(tmp_path):
+    path = tmp_path / "x.jsonl"
+    path.write_text('{"id": 1, "context": "a", "answer": "b"}\n{"id": 2, "context": \n')
+    with pytest.raises(InputError, match=r"x.jsonl:2: not valid JSON"):
+        read_records(str(path))
+
+
+def test_an_extremely_long_cell_is_read_whole(tmp_path):
+    context = "The river is long. " * 100_000
+    (tmp_path / "x.csv").write_text(f'id,context,answer\n1,"{context}",The river is long.\n')
+    [record] = read_records(str(tmp_path / "x.csv"))
+    assert record.context == context
+
+
+@pytest.mark.parametrize("answer", ["", "   \n\t", "?!...;;", "كانت المدينة جميلة جدا. ", "Der Zug 🚄 fährt um 5 Uhr. 東京は大きい。",
+                                    " ".join(["word"] * 20_000)])
+def test_odd_texts_give_a_report_with_valid_offsets(answer):
+    report = audit("Der Zug fährt um 5 Uhr. كانت المدينة جميلة. 東京は大きい。", answer)
+    for claim in report.claims:
+        for span in claim.claim.spans + claim.hallucinated_spans:
+            assert 0 <= span.start < span.end <= len(answer)
+    assert AuditReport.from_json(report.to_json()) == report
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=300), st.text(max_size=200), st.one_of(st.none(), st.text(max_size=50)))
+def test_any_unicode_input_audits_with_in_bounds_spans_and_evidence(context, answer, question):
+    report = audit(context, answer, question)
+    for result in report.claims:
+        for span in result.claim.spans + result.hallucinated_spans:
+            assert 0 <= span.start < span.end <= len(answer)
+        for ev in result.evidence:
+            assert context[ev.start:ev.end] == ev.text
+    for span in report.spans:
+        assert 0 <= span.start < span.end <= len(answer)
+
+
+def test_the_cli_says_one_clear_line_and_shows_no_traceback(tmp_path):
+    (tmp_path / "x.csv").write_text("id,text\n1,a\n")
+    result = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.strip().count("\n") == 0 and "no column for context and answer" in result.stderr
+    debug = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--debug", cwd=tmp_path)
+    assert "Traceback" in debug.stderr
+
+
+def test_a_duplicate_id_is_reported_on_stderr_and_kept(tmp_path):
+    (tmp_path / "x.jsonl").write_text("\n".join(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."})
+                                                for _ in range(2)))
+    result = cli("predict", str(tmp_path / "x.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet", cwd=tmp_path)
+    assert result.returncode == 0 and "repeated ids" in result.stderr
+    assert [json.loads(x)["id"] for x in (tmp_path / "o.jsonl").read_text().splitlines()] == ["a", "a#2"]
+
+
+@pytest.mark.parametrize("name, data, message", [
+    ("report.pdf", b"%PDF-1.4 binary", "unsupported file type"),
+    ("empty.csv", b"   \n", "is empty"),
+    ("latin.csv", "id,context,answer\n1,café,crème\n".encode("latin-1"), "not valid UTF-8"),
+    ("blob.jsonl", b"\x00\x01\x02" * 100, "binary"),
+    ("huge.csv", b"x" * 26_000_001, "up to 25 MB"),
+])
+def test_the_dashboard_upload_reader_refuses_bad_files_with_a_message(name, data, message):
+    pytest.importorskip("streamlit")
+    from pages._shared import read_upload
+
+    with pytest.raises(InputError, match=message):
+        read_upload(name, data)
