@@ -43,7 +43,10 @@ def audit_config() -> AuditConfig:
     return AuditConfig(window_size=st.session_state.get("settings.window_size", defaults.window_size),
                        window_stride=st.session_state.get("settings.window_stride", defaults.window_stride),
                        windows_per_claim=st.session_state.get("settings.windows_per_claim",
-                                                              defaults.windows_per_claim))
+                                                              defaults.windows_per_claim),
+                       reflect=bool(st.session_state.get("judge.reflect"))
+                       and st.session_state.get("judge.name", "offline") != "offline",
+                       max_rounds=st.session_state.get("judge.max_rounds", defaults.max_rounds))
 
 
 def judge_sidebar() -> None:
@@ -59,6 +62,14 @@ def judge_sidebar() -> None:
                           help="Leave empty to use OPENAI_API_KEY from the environment. Never stored or exported.")
             if os.environ.get("OPENAI_API_KEY") and not st.session_state.get("judge.api_key"):
                 st.caption("Using OPENAI_API_KEY from the environment.")
+        offline = st.session_state.get("judge.name", "offline") == "offline"
+        st.toggle("Self-reflection", key="judge.reflect", disabled=offline,
+                  help="The judge re-examines its verdicts until it declares success, within a round cap.")
+        if offline:
+            st.caption("Self-reflection needs an LLM judge: the offline judge is deterministic, so asking it "
+                       "again gives the same verdicts.")
+        else:
+            st.number_input("Max reflection rounds", 1, 10, 3, key="judge.max_rounds")
 
 
 def current_judge():
@@ -95,6 +106,11 @@ def show_report(report: AuditReport, key: str) -> None:
         st.markdown(f"**Claim {choice}:** {result.claim.text}")
         st.write(f"Final verdict: `{result.verdict.value}` (local OR-join: `{result.local_verdict.value}`) — "
                  f"{result.rationale}")
+        if len(set(result.history)) > 1:
+            st.warning("Changed by self-reflection: " + " → ".join(v.value for v in result.history))
+        elif len(result.history) > 1:
+            with st.expander("Reflection history"):
+                st.write(" → ".join(v.value for v in result.history))
         if result.local:
             st.dataframe(pd.DataFrame([{"window": w.window_index + 1,
                                         "sentences": f"{report.windows[w.window_index].first}–{report.windows[w.window_index].last}",

@@ -5,7 +5,7 @@ import streamlit as st
 from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
                               top_issues, verdict_mix_figure)
 from rt4chart.metrics import fmt
-from rt4chart.results import gold_scores
+from rt4chart.results import gold_scores, reflection_effect
 
 st.title("Dataset metrics")
 results = st.session_state.get("batch.results")
@@ -28,6 +28,16 @@ st.subheader("Answers with the most issues")
 st.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
 
 gold = meta.get("gold")
+effect = reflection_effect(results, gold if gold and gold in df else None)
+if effect["answers"]:
+    st.subheader("Self-reflection")
+    r = st.columns(4)
+    r[0].metric("Answers reflected", effect["answers"])
+    r[1].metric("With a verdict flip", effect["with_flips"])
+    r[2].metric("Decision changed", effect["decision_changed"])
+    if effect["fixed"] is not None:
+        r[3].metric("Changes that helped / hurt", f"{effect['fixed']} / {effect['broken']}")
+
 if gold and gold in df:
     st.subheader(f"Against gold labels ({gold})")
     s = gold_scores(results, gold, answers=meta.get("answers"))

@@ -23,6 +23,9 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not read or write the memo cache")
     p.add_argument("--window-size", type=int, default=AuditConfig().window_size)
     p.add_argument("--window-stride", type=int, default=AuditConfig().window_stride)
+    p.add_argument("--reflect", action="store_true",
+                   help="LLM judges: re-examine verdicts until the judge declares success (see --max-rounds)")
+    p.add_argument("--max-rounds", type=int, default=AuditConfig().max_rounds, help="reflection round cap")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
@@ -38,10 +41,16 @@ def _build(args) -> tuple:
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
                    "use_cache": not args.no_cache}
     try:
-        config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride)
+        config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
+                             reflect=args.reflect, max_rounds=args.max_rounds)
     except ValueError as exc:
         raise InputError(str(exc).splitlines()[-1]) from None
-    return make_judge(args.judge, **options), config
+    judge = make_judge(args.judge, **options)
+    if config.reflect:
+        from .reflection import check_supported
+
+        check_supported(judge)
+    return judge, config
 
 
 def cmd_audit(args) -> int:

@@ -8,6 +8,7 @@ from . import __version__
 from .config import AuditConfig
 from .judges.base import AuditInput, Judge, Judgement, Usage
 from .lexicon import tokenize
+from .reflection import check_supported, reflect
 from .retrieval import SentenceIndex
 from .spans import clip_to, merge_spans
 from .text import make_windows, segmenter_name, split_sentences
@@ -94,6 +95,8 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
             raise TypeError(f"{name} must be a string, got {type(value).__name__}")
     judge = judge or make_judge("offline")
     config = config or AuditConfig()
+    if config.reflect:
+        check_supported(judge)
     started = time.perf_counter()
     usage = Usage()
     data = prepare(context, answer, question)
@@ -123,17 +126,30 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
                 hints[claim_id] = _strongest(hints.get(claim_id), j)
         finals = judge.verify_global(claims, hints, data, usage)
 
+    histories: dict[int, list[Verdict]] = {}
+    reflection = None
+    if config.reflect and claims and finals:
+        finals = {c.id: finals.get(c.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
+                  for c in claims}
+        finals, histories, reflection = reflect(claims, finals, judge, data, config.max_rounds, usage)
+        if reflection.failure:
+            notes.append(f"reflection stopped early: {reflection.failure}")
+
     results = []
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
-        results.append(_claim_result(claim, local[claim.id], final, data))
+        result = _claim_result(claim, local[claim.id], final, data)
+        if claim.id in histories:
+            result.history = histories[claim.id]
+        results.append(result)
     notes.extend(data.notes)
     status, hallucinated = and_join([r.verdict for r in results])
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
                         window_checks=window_checks, judge_calls=usage.calls, cached_calls=usage.cached_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                        elapsed_s=round(time.perf_counter() - started, 4))
+                        elapsed_s=round(time.perf_counter() - started, 4),
+                        reflection_rounds=len(reflection.rounds) if reflection else 0)
     manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
                         settings={"audit": config.model_dump(), "judge": judge.settings(),
                                   "segmenter": segmenter_name()},
@@ -141,7 +157,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     return AuditReport(context=context, answer=answer, question=data.question, status=status,
                        hallucinated=hallucinated, spans=spans, claims=results,
                        context_sentences=data.context_sentences, windows=windows, coverage=coverage,
-                       manifest=manifest, notes=notes)
+                       manifest=manifest, reflection=reflection, notes=notes)
 
 
 def _strongest(current: Optional[Judgement], new: Judgement) -> Judgement:

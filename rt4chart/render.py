@@ -142,8 +142,12 @@ def coverage_text(report: AuditReport) -> str:
             f"{c.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")
     if report.manifest.model:
         text += f" ({report.manifest.model})"
-    if c.reflection_rounds:
-        text += f" · reflection rounds: {c.reflection_rounds}"
+    if report.reflection is not None:
+        r = report.reflection
+        cost = sum(x.prompt_tokens + x.completion_tokens for x in r.rounds)
+        text += (f" · reflection: {len(r.rounds)}/{r.max_rounds} rounds, {r.flips} flips, "
+                 f"{sum(x.calls for x in r.rounds)} calls, {cost:,} tokens"
+                 + (", success" if r.success else (f", stopped: {r.failure}" if r.failure else ", cap reached")))
     return text
 
 
@@ -155,7 +159,8 @@ def claim_rows(report: AuditReport) -> list[dict]:
                      "local": r.local_verdict.value,
                      "evidence": " | ".join(f"[{e.relation}] {e.text}" for e in r.evidence[:3]),
                      "rationale": r.rationale,
-                     "changed": len(set(r.history)) > 1})
+                     "changed": len(set(r.history)) > 1,
+                     "history": " → ".join(v.value for v in r.history) if len(r.history) > 1 else ""})
     return rows
 
 

@@ -43,7 +43,32 @@ def result_row(row: RowResult, extra_columns: Iterable[str] = ()) -> dict:
                 "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
                 "judge_calls": report.coverage.judge_calls,
                 "tokens": report.coverage.prompt_tokens + report.coverage.completion_tokens,
-                "elapsed_s": report.coverage.elapsed_s, "error": ""})
+                "elapsed_s": report.coverage.elapsed_s, "error": "",
+                **_reflection_columns(report)})
+    return out
+
+
+def _reflection_columns(report) -> dict:
+    """Rounds, flips and the answer-level decision before reflection (to see whether it helped)."""
+    if report.reflection is None:
+        return {}
+    before = any(r.history and r.history[0].is_hallucination for r in report.claims)
+    return {"reflection_rounds": len(report.reflection.rounds), "reflection_flips": report.reflection.flips,
+            "hallucinated_before_reflection": before}
+
+
+def reflection_effect(rows: list[dict], gold_column: Optional[str] = None) -> dict:
+    """How often reflection changed a verdict or the answer's decision; with gold labels, whether
+    the changed decisions got better (fixed) or worse (broken)."""
+    reflected = [r for r in rows if r.get("reflection_rounds") not in (None, "")]
+    out = {"answers": len(reflected), "with_flips": sum(1 for r in reflected if r.get("reflection_flips")),
+           "decision_changed": 0, "fixed": None, "broken": None}
+    changed = [r for r in reflected if bool(r.get("hallucinated")) != bool(r.get("hallucinated_before_reflection"))]
+    out["decision_changed"] = len(changed)
+    if gold_column:
+        labelled = [r for r in changed if r.get(gold_column) not in (None, "")]
+        out["fixed"] = sum(1 for r in labelled if bool(r.get("hallucinated")) == as_bool(r[gold_column]))
+        out["broken"] = len(labelled) - out["fixed"]
     return out
 
 

@@ -108,6 +108,31 @@ class Coverage(BaseModel):
     reflection_rounds: int = 0
 
 
+class ReflectionRound(BaseModel):
+    """One round of self-reflection and what it cost."""
+
+    round: int
+    success: bool
+    revisions: int = 0
+    flips: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    failure: str = ""
+
+
+class ReflectionSummary(BaseModel):
+    """Self-reflection of the judge over one answer: rounds until success or the cap."""
+
+    max_rounds: int
+    rounds: list[ReflectionRound] = Field(default_factory=list)
+    success: bool = False
+    flips: int = 0            # verdict changes summed over rounds and claims
+    changed_claims: int = 0   # claims whose final verdict differs from the pre-reflection one
+    failure: str = ""
+
+
 class Manifest(BaseModel):
     """What is needed to reproduce a result: judge, model, settings, prompt hashes."""
 
@@ -135,6 +160,7 @@ class AuditReport(BaseModel):
     windows: list[Window] = Field(default_factory=list)
     coverage: Coverage = Field(default_factory=Coverage)
     manifest: Manifest
+    reflection: Optional[ReflectionSummary] = None
     notes: list[str] = Field(default_factory=list)
 
     def verdict_counts(self) -> dict[str, int]:

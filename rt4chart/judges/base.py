@@ -71,9 +71,24 @@ class Judge(ABC):
                       usage: Usage) -> dict[int, Judgement]:
         """Final verdicts against the whole context; `hints` are the OR-joined local verdicts."""
 
+    def reflect(self, claims: list[Claim], current: dict[int, Judgement], audit: AuditInput,
+                usage: Usage) -> "ReflectionStep":
+        """Re-examine the current verdicts (LLM judges only; see `supports_reflection`)."""
+        raise NotImplementedError(f"the {self.name} judge does not reflect")
+
     def settings(self) -> dict:
         """Settings that change results (recorded in the manifest)."""
         return {}
 
     def prompt_hashes(self) -> dict[str, str]:
         return {}
+
+
+@dataclass
+class ReflectionStep:
+    """One round of self-reflection: did the judge declare success, and what it revised.
+    `failure` is set when the reply was unusable; the caller keeps the last valid verdicts."""
+
+    success: bool
+    revisions: dict[int, Judgement] = field(default_factory=dict)
+    failure: str = ""

@@ -16,9 +16,10 @@ from ..cache import MemoCache
 from ..decompose import split_claims
 from ..spans import locate, merge_spans
 from ..types import Claim, Span, Verdict, Window
-from .base import AuditInput, Judge, Judgement, Usage
+from .base import AuditInput, Judge, Judgement, ReflectionStep, Usage
 from .llm_client import ChatClient, JudgeConfigError, LLMCallError, OpenAIChatClient, resolve_setting
-from .schemas import Decomposition, Verification, decomposition_schema, verification_schema
+from .schemas import (Decomposition, Reflection, Verification, decomposition_schema, reflection_schema,
+                      verification_schema)
 
 T = TypeVar("T", bound=BaseModel)
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -37,6 +38,7 @@ class OpenAIJudge(Judge):
     """An LLM judge on any OpenAI-compatible endpoint; the client is injected for tests."""
 
     name = "openai"
+    supports_reflection = True
 
     def __init__(self, client: ChatClient, max_global_chars: int = 60_000):
         self.client = client
@@ -70,7 +72,7 @@ class OpenAIJudge(Judge):
 
     def prompt_hashes(self) -> dict[str, str]:
         return {n: prompts.prompt_hash(n) for n in ("system", "decompose", "verify_window", "verify_global",
-                                                    "repair")}
+                                                    "repair", "reflect")}
 
     # -- calls --------------------------------------------------------------------------------
 
@@ -203,3 +205,35 @@ class OpenAIJudge(Judge):
                            f"global check saw {len(picked)} of {len(sentences)} sentences (the hinted and "
                            "best-matching ones); every window was still checked locally")
         return picked
+
+    def reflect(self, claims: list[Claim], current: dict[int, Judgement], audit: AuditInput,
+                usage: Usage) -> ReflectionStep:
+        """Show the judge its verdicts, evidence and reasons with the context; apply what it revises."""
+        ids = self._global_sentences(claims, current, audit)
+        lines = []
+        for c in claims:
+            j = current[c.id]
+            lines.append(f"{c.id}: {fence_safe(c.text)}\n   verdict: {j.verdict.value}; evidence sentences: "
+                         f"{j.supporting + j.contradicting}; reason: {fence_safe(j.rationale)}")
+        context = "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in ids)
+        prompt = prompts.render("reflect", question=fence_safe(audit.question or "(none)"), context=context,
+                                claims="\n".join(lines))
+        known = {c.id for c in claims}
+
+        def check(reply: Reflection) -> Optional[str]:
+            unknown = sorted({r.claim_id for r in reply.revisions} - known)
+            return f"revisions name unknown claim ids {unknown}" if unknown else None
+
+        reply, failure = self._ask(prompt, reflection_schema(), "reflection", Reflection, usage, check)
+        if reply is None:
+            return ReflectionStep(success=False, failure=failure)
+        allowed = set(ids)
+        revisions = {}
+        for r in reply.revisions:
+            verdict = Verdict(r.verdict)
+            evidence = [i for i in r.evidence_sentence_ids if i in allowed]
+            revisions[r.claim_id] = Judgement(
+                verdict, supporting=evidence if verdict is not Verdict.CONTRADICTED else [],
+                contradicting=evidence if verdict is Verdict.CONTRADICTED else [], rationale=r.reason,
+                unsupported=current[r.claim_id].unsupported if verdict.is_hallucination else [])
+        return ReflectionStep(success=reply.success and not revisions, revisions=revisions)

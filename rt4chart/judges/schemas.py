@@ -53,3 +53,24 @@ class ClaimVerification(BaseModel):
 
 class Verification(BaseModel):
     results: list[ClaimVerification]
+
+
+def reflection_schema() -> dict:
+    """The judge's re-examination: `success` when nothing changes, else the revised claims."""
+    revision = _object({"claim_id": {"type": "integer"},
+                        "verdict": {"type": "string", "enum": LLM_VERDICTS},
+                        "evidence_sentence_ids": {"type": "array", "items": {"type": "integer"}},
+                        "reason": {"type": "string"}})
+    return _object({"success": {"type": "boolean"}, "revisions": {"type": "array", "items": revision}})
+
+
+class Revision(BaseModel):
+    claim_id: int
+    verdict: Literal["entailed", "contradicted", "baseless"]
+    evidence_sentence_ids: list[int]
+    reason: str
+
+
+class Reflection(BaseModel):
+    success: bool
+    revisions: list[Revision]
