@@ -10,6 +10,7 @@ def main() -> None:
         st.Page("pages/audit.py", title="Audit an answer", icon=":material/fact_check:", default=True),
         st.Page("pages/batch.py", title="Batch audit", icon=":material/table_view:"),
         st.Page("pages/metrics.py", title="Dataset metrics", icon=":material/monitoring:"),
+        st.Page("pages/insights.py", title="Insights", icon=":material/lightbulb:"),
         st.Page("pages/settings.py", title="Settings & about", icon=":material/settings:"),
     ]
     navigation = st.navigation(pages)

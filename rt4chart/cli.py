@@ -144,6 +144,22 @@ def cmd_bench(args) -> int:
     return 1 if result.errors else 0
 
 
+def cmd_insights(args) -> int:
+    from .insights import build_insights, client_of, rows_from_predictions
+    from .io import iter_rows
+
+    judge, _config = _build(args)
+    rows = rows_from_predictions(iter_rows(args.input))
+    report = build_insights(rows, client_of(judge), warmup=args.warmup, patience=args.patience,
+                            workers=args.workers)
+    if args.output:
+        Path(args.output).write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(report.to_markdown(), encoding="utf-8")
+    print(report.to_markdown())
+    return 1 if report.failures and not report.items else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rt4chart", description="Audit RAG answers for hallucinations.")
     parser.add_argument("--version", action="version", version=f"rt4chart {__version__}")
@@ -175,6 +191,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
+
+    p = sub.add_parser("insights", help="action items for the RAG team from an audited file (needs an LLM judge)")
+    p.add_argument("input", help="output of rt4chart predict/batch (JSONL)")
+    p.add_argument("-o", "--output", help="write the insights as JSON")
+    p.add_argument("--markdown", help="write the insights as Markdown")
+    p.add_argument("--warmup", type=int, default=10, help="rows of the sequential warm-up (most issues first)")
+    p.add_argument("--patience", type=int, default=3, help="stop the warm-up after this many stable steps")
+    p.add_argument("--workers", type=int, default=4, help="concurrent calls in the parallel phase")
+    _judge_args(p)
+    p.set_defaults(func=cmd_insights, judge="openai")
 
     p = sub.add_parser("bench", help="run a judge on benchmark files and score it like score.py")
     p.add_argument("files", nargs="+")

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(Path(__file__).resolve().parents[1] / "app.py")
 
-PAGES = ["pages/audit.py", "pages/batch.py", "pages/metrics.py", "pages/settings.py"]
+PAGES = ["pages/audit.py", "pages/batch.py", "pages/metrics.py", "pages/insights.py", "pages/settings.py"]
 
 
 def app():
@@ -66,3 +66,17 @@ def test_a_script_payload_is_rendered_as_text():
     assert "<script" not in html and "<img" not in html
     visible = unescape(re.sub(r"<[^>]+>", "", html))
     assert "<script>alert(1)</script>" in visible and "<img src=x onerror=alert(2)>" in visible
+
+
+def test_insights_say_what_they_need_without_an_llm_judge():
+    at = app().run()
+    at.switch_page("pages/insights.py").run()
+    assert not at.exception
+    assert "needs an LLM judge" in at.info[0].value
+
+
+def test_the_reflection_toggle_is_disabled_for_the_offline_judge_with_the_reason():
+    at = app().run()
+    toggle = at.toggle(key="judge.reflect")
+    assert toggle.disabled
+    assert any("deterministic" in c.value for c in at.sidebar.caption)

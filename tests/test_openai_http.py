@@ -70,3 +70,32 @@ def test_a_full_audit_over_http_retries_a_429_and_counts_tokens(server, tmp_path
     assert SECRET not in dumped and "local-test" in dumped
     cache_files = list((tmp_path / "cache").glob("*"))
     assert cache_files and all(SECRET.encode() not in f.read_bytes() for f in cache_files)
+
+
+def test_reflection_and_insights_over_http_end_to_end(tmp_path, capsys):
+    import json as _json
+
+    from rt4chart.cli import main
+    from .fault_server import FaultServer
+
+    server = FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
+    try:
+        source = tmp_path / "in.jsonl"
+        source.write_text("\n".join(_json.dumps({"id": f"r{i}", "context": "The dam is 40 metres high.",
+                                                 "answer": f"The dam is {40 + i} metres high."}) for i in range(4)))
+        env = ["--judge", "openai", "--base-url", server.url, "--api-key", SECRET, "--model", "m"]
+        out = tmp_path / "out.jsonl"
+        assert main(["batch", str(source), "-o", str(out), "--quiet", "--reflect", "--max-rounds", "2", *env]) == 0
+        lines = [_json.loads(x) for x in out.read_text().splitlines()]
+        assert len(lines) == 4 and all(x["status"] == "hallucinated" for x in lines)
+        capsys.readouterr()
+        md, js = tmp_path / "insights.md", tmp_path / "insights.json"
+        assert main(["insights", str(out), "--markdown", str(md), "-o", str(js), "--warmup", "2", *env]) == 0
+        printed = capsys.readouterr().out
+        assert "What this RAG system should fix" in printed and "Unsupported claims" in md.read_text()
+        report = _json.loads(js.read_text())
+        assert report["warmup_steps"] == 2 and report["parallel_rows"] == 2
+        assert report["items"][0]["rows"] == ["r0", "r1", "r2", "r3"]
+        assert SECRET not in md.read_text() + js.read_text()
+    finally:
+        server.stop()

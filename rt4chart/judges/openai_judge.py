@@ -6,10 +6,9 @@ one repair re-ask; claims still without a verdict become `unverified` with the r
 """
 from __future__ import annotations
 
-import json
 from typing import Callable, Optional, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from .. import prompts
 from ..cache import MemoCache
@@ -17,7 +16,8 @@ from ..decompose import split_claims
 from ..spans import locate, merge_spans
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, ReflectionStep, Usage
-from .llm_client import ChatClient, JudgeConfigError, LLMCallError, OpenAIChatClient, resolve_setting
+from .llm_client import ChatClient, JudgeConfigError, OpenAIChatClient, resolve_setting
+from .structured import ask
 from .schemas import (Decomposition, Reflection, Verification, decomposition_schema, reflection_schema,
                       verification_schema)
 
@@ -78,31 +78,8 @@ class OpenAIJudge(Judge):
 
     def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage,
              check: Callable[[T], Optional[str]] = lambda _: None) -> tuple[Optional[T], str]:
-        """One call plus at most one repair re-ask. Returns (parsed reply or None, failure reason)."""
-        messages = [{"role": "system", "content": prompts.load("system")}, {"role": "user", "content": prompt}]
-        error = ""
-        for attempt in range(2):
-            try:
-                completion = self.client.complete(messages, schema, schema_name)
-            except LLMCallError as exc:
-                return None, f"judge call failed: {exc}"
-            if completion.cached:
-                usage.cached_calls += 1
-            else:
-                usage.calls += 1
-                usage.prompt_tokens += completion.prompt_tokens
-                usage.completion_tokens += completion.completion_tokens
-            try:
-                parsed = model.model_validate(json.loads(completion.text))
-                error = check(parsed) or ""
-                if not error:
-                    return parsed, ""
-            except (json.JSONDecodeError, ValidationError) as exc:
-                error = f"invalid JSON reply ({type(exc).__name__}: {str(exc).splitlines()[0][:200]})"
-            if attempt == 0:
-                messages = messages + [{"role": "assistant", "content": completion.text},
-                                       {"role": "user", "content": prompts.render("repair", error=error)}]
-        return None, error
+        """One call plus at most one repair re-ask (see `structured.ask`)."""
+        return ask(self.client, prompt, schema, schema_name, model, usage, check)
 
     def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
         prompt = prompts.render("decompose", question=fence_safe(audit.question or "(none)"),

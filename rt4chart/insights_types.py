@@ -1,0 +1,69 @@
+"""Typed values of dataset insights: action items with their supporting rows, and the run report."""
+from __future__ import annotations
+
+from typing import Optional
+
+from pydantic import BaseModel, Field
+
+
+class AuditedRow(BaseModel):
+    """What insights need of one audited answer."""
+
+    id: str
+    answer: str = ""
+    question: Optional[str] = None
+    claims: list[dict] = Field(default_factory=list)  # {"text", "verdict", "evidence": [text, ...]}
+
+    @property
+    def issues(self) -> int:
+        return sum(c.get("verdict") in ("contradicted", "baseless") for c in self.claims)
+
+
+class ActionItem(BaseModel):
+    id: str
+    title: str
+    description: str
+    rows: list[str] = Field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.rows)
+
+
+class InsightsReport(BaseModel):
+    items: list[ActionItem] = Field(default_factory=list)
+    interesting_rows: list[str] = Field(default_factory=list)
+    warmup_rows: list[str] = Field(default_factory=list)
+    warmup_steps: int = 0
+    parallel_rows: int = 0
+    skipped_rows: int = 0
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    elapsed_s: float = 0.0
+    parallel_wall_s: float = 0.0
+    sequential_estimate_s: float = 0.0
+    failures: list[str] = Field(default_factory=list)
+
+    @property
+    def saved_s(self) -> float:
+        """Time the parallel phase saved against asking the same rows one after another."""
+        return max(0.0, self.sequential_estimate_s - self.parallel_wall_s)
+
+    def to_markdown(self) -> str:
+        lines = ["# What this RAG system should fix", ""]
+        for n, item in enumerate(sorted(self.items, key=lambda i: (-i.count, i.id)), 1):
+            lines.append(f"{n}. **{item.title}** ({item.count} rows) — {item.description}")
+            if item.rows:
+                lines.append(f"   - examples: {', '.join(item.rows[:10])}")
+        lines += ["", f"Interesting rows (added something new in the parallel phase): "
+                      f"{', '.join(self.interesting_rows) or 'none'}",
+                  f"Warm-up: {self.warmup_steps} sequential steps over {len(self.warmup_rows)} rows; parallel phase: "
+                  f"{self.parallel_rows} rows ({self.skipped_rows} rows without issues skipped).",
+                  f"Cost: {self.calls} calls ({self.cached_calls} cached), {self.prompt_tokens:,} prompt + "
+                  f"{self.completion_tokens:,} completion tokens, {self.elapsed_s:.1f} s; the parallel phase took "
+                  f"{self.parallel_wall_s:.1f} s instead of about {self.sequential_estimate_s:.1f} s one by one."]
+        if self.failures:
+            lines += ["", "Failures:"] + [f"- {f}" for f in self.failures]
+        return "\n".join(lines) + "\n"
