@@ -77,7 +77,7 @@ class _Progress:
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.total, unit="answer", file=sys.stderr, dynamic_ncols=True)
+            self.bar = tqdm(total=self.total, unit="answer", file=sys.stderr, dynamic_ncols=True, leave=False)
         self.bar.update(1)
 
     def close(self) -> None:
@@ -96,10 +96,11 @@ def cmd_predict(args) -> int:
     if getattr(args, "command", "") == "batch" and not args.no_journal:
         journal = args.journal or f"{args.output}.journal.sqlite3"
     cache = None if (args.no_cache or args.command == "predict") else MemoCache()
-    summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
-                        resume=not getattr(args, "restart", False), cache=cache,
-                        progress=bar)
-    bar.close()
+    try:
+        summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
+                            resume=not getattr(args, "restart", False), cache=cache, progress=bar)
+    finally:
+        bar.close()
     if summary.renamed_ids:
         print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
               f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
