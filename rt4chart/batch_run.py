@@ -44,10 +44,36 @@ def run_settings(judge: Judge, config: AuditConfig) -> dict:
             "config": config.model_dump()}
 
 
+ENGINES = ("local", "dask")
+
+
+def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, engine: str, workers: int,
+           cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int
+           ) -> Iterator[tuple[int, str, bool]]:
+    """(position, output line, failed) per row, in input order, from the chosen engine."""
+    if engine == "dask":
+        from .dask_engine import api_key_of, dask_lines
+
+        yield from dask_lines(rows, judge, config, api_key_of(judge), dask_address, workers, partition_rows)
+        return
+    if engine != "local":
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    positions: dict[int, int] = {}
+
+    def records() -> Iterator[Record]:
+        for position, record in rows:
+            positions[id(record)] = position
+            yield record
+
+    for row in run_records(records(), judge, config, workers=workers, cache=cache):
+        yield positions.pop(id(row.record)), json.dumps(output_line(row), ensure_ascii=False), row.report is None
+
+
 def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[AuditConfig] = None,
               workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
-              cache: Optional[MemoCache] = None, progress: Optional[Callable[[RowResult], None]] = None,
-              mapping: Optional[dict] = None) -> BatchSummary:
+              cache: Optional[MemoCache] = None, progress: Optional[Callable[..., None]] = None,
+              mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
+              partition_rows: int = 200) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input row, in order).
 
     With a journal, each finished row is committed before the next is reported, and a re-run with the
@@ -62,30 +88,28 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     try:
         done = journal.done_positions() if (journal and resume) else set()
         summary.resumed = len(done)
-        positions: dict[int, int] = {}
 
-        def todo() -> Iterator[Record]:
+        def todo() -> Iterator[tuple[int, Record]]:
             for position, record in enumerate(iter_records(input_path, mapping)):
                 summary.rows += 1
                 if record.renamed_from is not None:
                     summary.renamed_ids.append(record.renamed_from)
-                if position in done:
-                    continue
-                positions[id(record)] = position
-                yield record
+                if position not in done:
+                    yield position, record
 
         out_tmp = Path(f"{output_path}.partial")
         Path(output_path).parent.mkdir(parents=True, exist_ok=True)
         with ExitStack() as stack:
             direct = None if journal is not None else stack.enter_context(open(out_tmp, "w", encoding="utf-8"))
-            for row in run_records(todo(), judge, config, workers=workers, cache=cache, progress=progress):
-                line = json.dumps(output_line(row), ensure_ascii=False)
+            for position, line, failed in _lines(todo(), judge, config, engine, workers, cache, dask_address,
+                                                 partition_rows):
                 summary.audited += 1
-                position = positions.pop(id(row.record))
+                if progress:
+                    progress()
                 if journal is not None:
                     journal.record(position, line)
                 else:
-                    summary.failed += row.report is None
+                    summary.failed += failed
                     direct.write(line + "\n")
         if journal is not None:
             with open(out_tmp, "w", encoding="utf-8") as out:

@@ -96,9 +96,18 @@ def cmd_predict(args) -> int:
     if getattr(args, "command", "") == "batch" and not args.no_journal:
         journal = args.journal or f"{args.output}.journal.sqlite3"
     cache = None if (args.no_cache or args.command == "predict") else MemoCache()
+    engine = getattr(args, "engine", "local")
+    partition_rows = 200
+    if getattr(args, "partitions", None):
+        from .io import iter_rows
+
+        total = sum(1 for _ in iter_rows(args.input))
+        partition_rows = max(1, -(-total // args.partitions))
     try:
         summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
-                            resume=not getattr(args, "restart", False), cache=cache, progress=bar)
+                            resume=not getattr(args, "restart", False), cache=cache, progress=bar,
+                            engine=engine, dask_address=getattr(args, "dask_address", None),
+                            partition_rows=partition_rows)
     finally:
         bar.close()
     if summary.renamed_ids:
@@ -189,6 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
     p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
     p.add_argument("--restart", action="store_true", help="ignore rows finished by an earlier run")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: a bounded thread pool in this process; dask: Dask's distributed scheduler")
+    p.add_argument("--dask-address", help="scheduler address, e.g. tcp://host:8786 (default: start a LocalCluster "
+                                          "of --workers processes)")
+    p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: 200 rows each)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _judge_args(p)
     p.set_defaults(func=cmd_predict)

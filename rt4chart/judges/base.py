@@ -83,6 +83,11 @@ class Judge(ABC):
     def prompt_hashes(self) -> dict[str, str]:
         return {}
 
+    def rebuild_options(self) -> dict:
+        """Options that rebuild this judge elsewhere with `make_judge(name, **options)` — never secrets
+        (used to ship the judge to Dask workers)."""
+        raise NotImplementedError(f"the {self.name} judge cannot be rebuilt on another process")
+
 
 @dataclass
 class ReflectionStep:

@@ -56,6 +56,9 @@ class OfflineJudge(Judge):
     def settings(self) -> dict:
         return asdict(self.config)
 
+    def rebuild_options(self) -> dict:
+        return asdict(self.config)
+
     def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
         return split_claims(audit.answer, audit.answer_sentences)
 

@@ -70,6 +70,12 @@ class OpenAIJudge(Judge):
                 "base_url": getattr(self.client, "base_url", None) or "default",
                 "max_global_chars": self.max_global_chars}
 
+    def rebuild_options(self) -> dict:
+        if not isinstance(self.client, OpenAIChatClient):
+            raise NotImplementedError("only a judge on an OpenAI-compatible endpoint can be rebuilt elsewhere")
+        return {"model": self.model, "base_url": self.client.base_url, "timeout_s": self.client.timeout_s,
+                "max_attempts": self.client.max_attempts, "use_cache": self.client.cache is not None}
+
     def prompt_hashes(self) -> dict[str, str]:
         return {n: prompts.prompt_hash(n) for n in ("system", "decompose", "verify_window", "verify_global",
                                                     "repair", "reflect")}

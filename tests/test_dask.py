@@ -1,0 +1,114 @@
+"""Batch audits on a real dask.distributed cluster on 127.0.0.1 (a scheduler and two worker processes)."""
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from rt4chart.batch_run import run_batch  # noqa: E402
+from rt4chart.judges.factory import make_judge  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    port = free_port()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), RT4CHART_CACHE_DIR=str(tmp_path / "cache"))
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    workers = []
+    for name in ("w1", "w2"):
+        workers.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                                         "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", "--name", name],
+                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+    procs += workers
+    try:
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def write_rows(path: Path, n: int) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            context = " ".join(f"Fact {k}: the gauge reads {i + k} units." for k in range(12))
+            f.write(json.dumps({"id": f"r{i}", "context": context,
+                                "answer": f"The gauge reads {i} units. It was built in {1900 + i}."}) + "\n")
+
+
+def local_reference(source: Path, tmp_path: Path) -> str:
+    out = tmp_path / "local.jsonl"
+    run_batch(str(source), str(out), make_judge("offline"))
+    return out.read_text()
+
+
+def test_the_dask_engine_gives_the_same_output_as_the_local_engine(cluster, tmp_path):
+    address, _ = cluster
+    source = tmp_path / "in.jsonl"
+    write_rows(source, 300)
+    out = tmp_path / "dask.jsonl"
+    summary = run_batch(str(source), str(out), make_judge("offline"), engine="dask", dask_address=address,
+                        partition_rows=40)
+    assert summary.rows == 300 and summary.failed == 0
+    assert out.read_text() == local_reference(source, tmp_path)
+
+
+def test_killing_a_worker_mid_run_still_gives_the_complete_identical_output(cluster, tmp_path):
+    address, workers = cluster
+    source = tmp_path / "in.jsonl"
+    write_rows(source, 2500)
+    out = tmp_path / "dask.jsonl"
+    journal = tmp_path / "journal.sqlite3"
+    result = {}
+
+    def run():
+        result["summary"] = run_batch(str(source), str(out), make_judge("offline"), engine="dask",
+                                      dask_address=address, partition_rows=50, journal_path=str(journal))
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.time() + 120
+    killed = False
+    while time.time() < deadline and thread.is_alive():
+        time.sleep(0.2)
+        if journal.exists():
+            try:
+                with sqlite3.connect(journal, timeout=5) as conn:
+                    done = conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if done >= 200:
+                workers[0].send_signal(signal.SIGKILL)
+                killed = True
+                break
+    assert killed, "the run ended before a worker could be killed"
+    thread.join(timeout=300)
+    assert not thread.is_alive()
+    assert result["summary"].rows == 2500
+    assert out.read_text() == local_reference(source, tmp_path)
