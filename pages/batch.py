@@ -32,7 +32,7 @@ if rows:
     none = "(none)"
     options = [none] + columns
     st.subheader(f"{len(rows)} row{'s' if len(rows) != 1 else ''} from {st.session_state.get('batch.source')}")
-    c = st.columns(6)
+    c = st.columns(7)
     roles = {}
     for col, role in zip(c[:4], ("context", "answer", "question", "id")):
         default = guess.get(role)
@@ -41,7 +41,10 @@ if rows:
     gold_default = detect_gold_column(columns)
     roles["gold"] = c[4].selectbox("gold label", options, key="batch.map.gold",
                                    index=options.index(gold_default) if gold_default else 0)
-    groups = c[5].multiselect("group columns", columns, default=detect_group_columns(columns), key="batch.map.groups")
+    spans_default = next((x for x in columns if x.lower() in ("gold_spans", "spans", "hallucinated_spans")), None)
+    roles["gold_spans"] = c[5].selectbox("gold spans (JSON)", options, key="batch.map.gold_spans",
+                                         index=options.index(spans_default) if spans_default else 0)
+    groups = c[6].multiselect("group columns", columns, default=detect_group_columns(columns), key="batch.map.groups")
     st.dataframe(pd.DataFrame(rows[:10]), hide_index=True, width="stretch")
 
     if st.button("Run batch audit", type="primary"):
@@ -55,7 +58,7 @@ if rows:
             bar = st.progress(0.0, text="Starting…")
             started = time.perf_counter()
             results, reports = [], {}
-            extra = [c for c in [roles["gold"], *groups] if c and c != none]
+            extra = [c for c in dict.fromkeys([roles["gold"], roles["gold_spans"], *groups]) if c and c != none]
             for done, row in enumerate(run_records(records, judge, audit_config(), cache=cache()), 1):
                 results.append(result_row(row, extra))
                 if row.report is not None:
@@ -67,6 +70,7 @@ if rows:
             st.session_state["batch.results"] = results
             st.session_state["batch.reports"] = reports
             st.session_state["batch.meta"] = {"gold": roles["gold"] if roles["gold"] != none else None,
+                                              "gold_spans": roles["gold_spans"] if roles["gold_spans"] != none else None,
                                               "groups": groups, "answers": {r.id: r.answer for r in records}}
 
 results = st.session_state.get("batch.results")

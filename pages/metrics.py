@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
-                              top_issues, verdict_mix_figure)
+                              top_contexts, top_issues, verdict_mix_figure)
 from rt4chart.metrics import fmt
 from rt4chart.results import gold_scores, reflection_effect
 
@@ -24,8 +24,11 @@ for i, group in enumerate(meta.get("groups", [])):
     if group in df:
         st.plotly_chart(rate_by_group_figure(df, group), width="stretch", key=f"metrics.group.{i}")
 st.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims")
-st.subheader("Answers with the most issues")
-st.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
+left, right = st.columns(2)
+left.subheader("Answers with the most issues")
+left.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
+right.subheader("Contexts with the most issues")
+right.dataframe(top_contexts(df, 10), hide_index=True, width="stretch")
 
 gold = meta.get("gold")
 effect = reflection_effect(results, gold if gold and gold in df else None)
@@ -40,7 +43,7 @@ if effect["answers"]:
 
 if gold and gold in df:
     st.subheader(f"Against gold labels ({gold})")
-    s = gold_scores(results, gold, answers=meta.get("answers"))
+    s = gold_scores(results, gold, gold_spans_column=meta.get("gold_spans"), answers=meta.get("answers"))
     m = st.columns(4)
     m[0].metric("Precision", fmt(s.precision))
     m[1].metric("Recall", fmt(s.recall))
@@ -48,6 +51,7 @@ if gold and gold in df:
     m[3].metric("Balanced accuracy", fmt(s.balanced_accuracy))
     st.plotly_chart(confusion_figure(s), width="stretch", key="metrics.confusion")
     if s.span_records:
-        st.write(f"Character-span P/R/F1: {fmt(s.span_precision)} / {fmt(s.span_recall)} / {fmt(s.span_f1)}")
+        st.write(f"Character-span P/R/F1 over {s.span_records} answers with gold spans: "
+                 f"{fmt(s.span_precision)} / {fmt(s.span_recall)} / {fmt(s.span_f1)}")
 else:
     st.caption("Map a gold label column on the Batch page to see precision, recall, F1 and the confusion matrix.")

@@ -89,3 +89,14 @@ def top_issues(df: pd.DataFrame, n: int = 10, context_column: Optional[str] = No
     if context_column and context_column in issues:
         columns.insert(1, context_column)
     return issues.sort_values(["issues", "id"], ascending=[False, True]).head(n)[columns]
+
+
+def top_contexts(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The retrieved contexts behind the most contradicted + baseless claims (answers sharing a context)."""
+    if df.empty or "context_id" not in df:
+        return df
+    grouped = (df.assign(issues=df["contradicted"] + df["baseless"])
+                 .groupby("context_id", as_index=False)
+                 .agg(context=("context_preview", "first"), answers=("id", "count"), issues=("issues", "sum"),
+                      hallucinated_answers=("hallucinated", lambda s: int((s == True).sum()))))  # noqa: E712
+    return grouped.sort_values(["issues", "context_id"], ascending=[False, True]).head(n)

@@ -183,11 +183,28 @@ def _sample_text(head: bytes, path: str) -> str:
     return decode_bytes(head, path)  # raises the error that names the likely encoding
 
 
+def _parquet_rows(path: str) -> Iterator[dict]:
+    """Rows of a Parquet file, streamed batch by batch (needs pyarrow, which the app extra brings)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow)") from None
+    try:
+        parquet = pq.ParquetFile(path)
+    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
+        raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__})") from None
+    for batch in parquet.iter_batches(batch_size=1024):
+        yield from batch.to_pylist()
+
+
 def iter_rows(path: str) -> Iterator[dict]:
-    """Rows of a .jsonl or .csv file, streamed (bounded memory), with clear errors for bad input."""
+    """Rows of a .jsonl, .csv/.tsv or .parquet file, streamed (bounded memory), with clear errors."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"{path}: no such file")
+    if p.suffix.lower() == ".parquet":
+        yield from _parquet_rows(path)
+        return
     with p.open("rb") as raw:
         head = raw.read(65_536)
     if not head.strip():

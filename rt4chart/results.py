@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 from typing import Iterable, Optional
@@ -24,9 +25,15 @@ def detect_group_columns(columns: Iterable[str]) -> list[str]:
     return [lowered[n] for n in GROUP_NAMES if n in lowered]
 
 
+def context_key(context: str) -> str:
+    """A short stable id of a context, to group answers that share their retrieved passages."""
+    return hashlib.sha1(context.encode("utf-8")).hexdigest()[:10]
+
+
 def result_row(row: RowResult, extra_columns: Iterable[str] = ()) -> dict:
     """One flat row: id, status, verdict counts, spans as JSON, cost, error, and chosen input columns."""
-    out = {"id": row.record.id}
+    out = {"id": row.record.id, "context_id": context_key(row.record.context),
+           "context_preview": " ".join(row.record.context.split())[:120]}
     for column in extra_columns:
         value = row.record.extra.get(column)
         out[column] = "" if value is None else value

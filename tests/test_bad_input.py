@@ -126,3 +126,16 @@ def test_the_dashboard_upload_reader_refuses_bad_files_with_a_message(name, data
 
     with pytest.raises(InputError, match=message):
         read_upload(name, data)
+
+
+def test_parquet_input_is_streamed_like_jsonl(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    table = pa.table({"id": ["a", "b"], "context": ["X is 1.", "Y is 2."], "answer": ["X is 1.", "Y is 3."]})
+    pq.write_table(table, tmp_path / "x.parquet")
+    records = read_records(str(tmp_path / "x.parquet"))
+    assert [(r.id, r.answer) for r in records] == [("a", "X is 1."), ("b", "Y is 3.")]
+    (tmp_path / "fake.parquet").write_text("not parquet")
+    with pytest.raises(InputError, match="not a readable Parquet file"):
+        read_records(str(tmp_path / "fake.parquet"))

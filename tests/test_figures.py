@@ -55,3 +55,20 @@ def test_exports_keep_every_row_and_spans_as_json():
     assert to_csv(r).count("\n") == 5
     lines = [json.loads(x) for x in to_jsonl(r).splitlines()]
     assert isinstance(lines[1]["spans"], list) and lines[1]["spans"]
+
+
+def test_contexts_with_the_most_issues_group_answers_by_their_context():
+    from rt4chart.figures import top_contexts
+
+    table = top_contexts(frame(rows()), 5)
+    assert len(table) == 1 and table.iloc[0]["answers"] == 4 and table.iloc[0]["issues"] == 2
+    assert table.iloc[0]["context"].startswith("The lake is 40 metres deep.")
+
+
+def test_gold_spans_give_character_span_scores():
+    r = rows()
+    for x in r:
+        x["gold_spans"] = json.dumps([{"start": 12, "end": 21}]) if x["id"] == "1" else "[]"
+    answers = {rec.id: rec.answer for rec in RECORDS}
+    s = gold_scores(r, "gold", gold_spans_column="gold_spans", answers=answers)
+    assert s.span_records == 4 and s.gold_chars == 9 and s.overlap_chars > 0
