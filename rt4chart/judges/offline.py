@@ -40,6 +40,8 @@ class OfflineSettings:
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
     elsewhere_factor: float = 1.0    # weight kept by a word the evidence lacks but another context sentence has
+    single_sentence_min: float = 0.0  # share of the claim's own content its best sentence must carry (0: off)
+    single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
     span_mode: str = "phrase"        # "phrase": the unsupported words; "claim": the whole claim
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
@@ -129,8 +131,33 @@ class OfflineJudge(Judge):
                                           if cfg.span_mode == "phrase" else list(claim.spans)))
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question")
+        scattered = self._scattered(content, tokens, evidence, index, pool.question_stems)
+        if scattered:
+            return Judgement(Verdict.BASELESS, nearest=evidence[:1],
+                             rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
+                             unsupported=_phrase_spans(scattered, tokens, claim, cfg.span_gap))
         return Judgement(Verdict.ENTAILED, supporting=evidence,
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence")
+
+    def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
+                   question_stems: set[str]) -> list[Token]:
+        """The claim's own content (beyond the question) that even its best-covering evidence sentence
+        lacks, when that is too much: the words exist in the context, but no sentence relates them."""
+        cfg = self.config
+        if cfg.single_sentence_min <= 0:
+            return []
+        own = [t for t in content if t.stem not in question_stems]
+        if len(own) < cfg.single_sentence_words:
+            return []
+        total = sum(self._weight(t) for t in own)
+        best_missing: list[Token] = own
+        for sentence_id in evidence:
+            sentence = _Pool(index, [sentence_id], [], cfg.prefix_match)
+            missing = [t for t in own if not sentence.supports(t)]
+            if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
+                best_missing = missing
+        covered = total - sum(self._weight(t) for t in best_missing)
+        return best_missing if covered / total < cfg.single_sentence_min else []
 
     def _weight(self, t: Token) -> float:
         cfg = self.config
@@ -163,7 +190,7 @@ class OfflineJudge(Judge):
                 return sentence_id, "the claim flips the negation of the evidence", spans
             for t in content if self.config.check_antonyms else ():
                 opposite = self._antonyms.get(t.stem)
-                if opposite and t.stem not in stems and opposite & stems:
+                if opposite and t.stem not in stems and opposite & stems and not opposite & claim_stems:
                     return (sentence_id, f"'{t.text}' is the opposite of what the evidence says",
                             [Span(start=t.start, end=t.end)])
         return None
@@ -192,7 +219,8 @@ class _Pool:
     """What the evidence sentences and the question supply: stems, surface words, numbers."""
 
     def __init__(self, index, evidence: list[int], question: list[Token], prefix: int = 0):
-        self.stems = {t.stem for t in question}.union(*(index.stems[i] for i in evidence))
+        self.question_stems = {t.stem for t in question}
+        self.stems = set(self.question_stems).union(*(index.stems[i] for i in evidence))
         self.prefix = prefix
         self.prefixes = {st[:prefix] for st in self.stems if len(st) >= prefix} if prefix else set()
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
