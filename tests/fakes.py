@@ -57,3 +57,22 @@ class FakeOpenAI:
 
     def names(self) -> list[str]:
         return [r["response_format"]["json_schema"]["name"] for r in self.requests]
+
+
+def wait_for_journal_rows(journal, rows: int, still_running, timeout_s: float = 120.0) -> bool:
+    """Poll a batch journal until it holds `rows` finished rows (True), or the run ends or time is up."""
+    import sqlite3
+    import time
+
+    deadline = time.time() + timeout_s
+    while time.time() < deadline and still_running():
+        time.sleep(0.2)
+        if not journal.exists():
+            continue
+        try:
+            with sqlite3.connect(journal, timeout=5) as conn:
+                if conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0] >= rows:
+                    return True
+        except sqlite3.OperationalError:
+            continue
+    return False

@@ -3,11 +3,9 @@ import json
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,8 @@ distributed = pytest.importorskip("distributed")
 
 from rt4chart.batch_run import run_batch  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
+
+from .fakes import wait_for_journal_rows  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -93,20 +93,9 @@ def test_killing_a_worker_mid_run_still_gives_the_complete_identical_output(clus
                                       dask_address=address, partition_rows=50, journal_path=str(journal))
     thread = threading.Thread(target=run)
     thread.start()
-    deadline = time.time() + 120
-    killed = False
-    while time.time() < deadline and thread.is_alive():
-        time.sleep(0.2)
-        if journal.exists():
-            try:
-                with sqlite3.connect(journal, timeout=5) as conn:
-                    done = conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
-            except sqlite3.OperationalError:
-                continue
-            if done >= 200:
-                workers[0].send_signal(signal.SIGKILL)
-                killed = True
-                break
+    killed = wait_for_journal_rows(journal, 200, thread.is_alive)
+    if killed:
+        workers[0].send_signal(signal.SIGKILL)
     assert killed, "the run ended before a worker could be killed"
     thread.join(timeout=300)
     assert not thread.is_alive()

@@ -2,7 +2,6 @@
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -14,6 +13,7 @@ from rt4chart.batch_run import run_batch
 from rt4chart.cache import MemoCache
 from rt4chart.judges.factory import make_judge
 
+from .fakes import wait_for_journal_rows
 from .fault_server import FaultServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,18 +67,7 @@ def test_a_batch_killed_with_sigkill_resumes_and_equals_an_uninterrupted_run(tmp
     out = tmp_path / "out.jsonl"
     journal = Path(f"{out}.journal.sqlite3")
     proc = subprocess.Popen(cmd + ["-o", str(out), "--no-cache"], env=env)
-    deadline = time.time() + 120
-    done = 0
-    while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.2)
-        if journal.exists():
-            try:
-                with sqlite3.connect(journal, timeout=5) as conn:
-                    done = conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0]
-            except sqlite3.OperationalError:
-                continue
-            if done >= 300:
-                break
+    wait_for_journal_rows(journal, 300, lambda: proc.poll() is None)
     assert proc.poll() is None, "the run finished before it could be killed; make the input larger"
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
