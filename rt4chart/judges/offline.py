@@ -40,7 +40,8 @@ class OfflineSettings:
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
     elsewhere_factor: float = 1.0    # weight kept by a word the evidence lacks but another context sentence has
-    single_sentence_min: float = 0.0  # share of the claim's own content its best sentence must carry (0: off)
+    single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry (0: off)
+    single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
     single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
     span_mode: str = "phrase"        # "phrase": the unsupported words; "claim": the whole claim
     span_gap: int = 6                # stop words allowed between unsupported words of one span
@@ -131,7 +132,8 @@ class OfflineJudge(Judge):
                                           if cfg.span_mode == "phrase" else list(claim.spans)))
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question")
-        scattered = self._scattered(content, tokens, evidence, index, pool.question_stems)
+        scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
+                     else self._scattered(content, tokens, evidence, index, pool.question_stems))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
