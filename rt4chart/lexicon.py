@@ -25,6 +25,8 @@ yours yourself yourselves s t d ll m re ve may might must shall upon per via etc
 according based include includes including overall however therefore thus also well like made make
 mentioned provided given stated states state says said say described mention mentions passage passages
 information text article context answer question summary report reports reported yes yeah indeed
+additionally furthermore moreover finally ultimately overall particularly specifically generally notably
+please note instance example lsquo rsquo ldquo rdquo quot amp nbsp mdash ndash hellip
 """.split())
 
 NEGATIONS = frozenset("""
@@ -149,10 +151,24 @@ def tokenize(text: str) -> list[Token]:
     return tokens
 
 
+# 'not only', 'no wonder', 'no fewer than': a negation word that does not negate what follows.
+_NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split())
+
+
+_NEGATING_VERBS = frozenset("fail fails failed refuse refuses refused".split())
+
+
 def negation_count(tokens: list[Token]) -> int:
-    """Negation words, not counting 'not only' (which adds rather than negates)."""
-    return sum(1 for i, t in enumerate(tokens)
-               if t.is_negation and not (i + 1 < len(tokens) and tokens[i + 1].lower in ("only", "just")))
+    """Negation words and 'fail'/'refuse' verbs, but not idioms such as 'not only', 'no wonder',
+    'no fewer than' or 'no 74' (number)."""
+    count = 0
+    for i, t in enumerate(tokens):
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if t.is_negation:
+            count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None))
+        elif t.lower in _NEGATING_VERBS:
+            count += 1
+    return count
 
 
 def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
@@ -164,14 +180,14 @@ def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
     return negated
 
 
-_CLAUSE_WORDS = frozenset("but while although though whereas however yet".split())
+_CLAUSE_WORDS = frozenset("but while although though whereas however yet and which who".split())
 
 
 def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
-    """Tokens grouped into clauses: a new clause starts after , ; : ( ) or at but/while/although..."""
+    """Tokens grouped into clauses: a new clause starts after , ; : ( ) or a dash, or at but/while/and/which..."""
     groups: list[list[Token]] = []
     for t in tokens:
-        if not groups or t.lower in _CLAUSE_WORDS or any(ch in ",;:()" for ch in text[groups[-1][-1].end:t.start]):
+        if not groups or t.lower in _CLAUSE_WORDS or any(ch in ",;:()-\u2013\u2014" for ch in text[groups[-1][-1].end:t.start]):
             groups.append([])
         groups[-1].append(t)
     return groups

@@ -43,6 +43,7 @@ class OfflineSettings:
     single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry (0: off)
     single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
     single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
+    single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
     span_mode: str = "phrase"        # "phrase": the unsupported words; "claim": the whole claim
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
@@ -108,7 +109,7 @@ class OfflineJudge(Judge):
         hard_missing: list[Token] = []
         weight_total = weight_missing = 0.0
         for t in content:
-            w = self._weight(t)
+            w = self._weight(t, initial=_sentence_initial(t, claim, audit.answer))
             weight_total += w
             if pool.supports(t) or id(t) in acronym_ok:
                 continue
@@ -149,8 +150,8 @@ class OfflineJudge(Judge):
         if cfg.single_sentence_min <= 0:
             return []
         own = [t for t in content if t.stem not in question_stems]
-        if len(own) < cfg.single_sentence_words:
-            return []
+        if not cfg.single_sentence_words <= len(own) <= cfg.single_sentence_max_words:
+            return []  # long claims (lists, summaries) legitimately combine sentences
         total = sum(self._weight(t) for t in own)
         best_missing: list[Token] = own
         for sentence_id in evidence:
@@ -161,17 +162,20 @@ class OfflineJudge(Judge):
         covered = total - sum(self._weight(t) for t in best_missing)
         return best_missing if covered / total < cfg.single_sentence_min else []
 
-    def _weight(self, t: Token) -> float:
+    def _weight(self, t: Token, initial: bool = False) -> float:
+        """Numbers weigh most, then names; a capital that only marks a sentence start is no name."""
         cfg = self.config
         if t.number is not None:
             return cfg.number_weight
-        return cfg.entity_weight if t.capitalized else cfg.word_weight
+        return cfg.entity_weight if t.capitalized and not initial else cfg.word_weight
 
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                        scope_numbers: set[str], answer_text: str) -> Optional[tuple[int, str, list[Span]]]:
         """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
         claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
         claim_clauses = clauses(tokens, answer_text)
+        if len(claim_clauses) > 1:
+            claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
         for sentence_id in evidence:
             stems = index.stems[sentence_id]
             shared = claim_stems & stems
