@@ -19,6 +19,23 @@ from rt4chart.render import CSS, answer_html, banner_html, claim_rows, context_h
 from rt4chart.types import AuditReport
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def enter_through_app() -> None:
+    """A deep link into a fresh server runs a page directly in Streamlit's legacy `pages/` mode, without
+    app.py's navigation and sidebar; run app.py's navigation instead (it switches the server to
+    `st.navigation` for good and runs the requested page)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("rt4chart_app_entry", ROOT / "app.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)  # app.py calls main(): navigation, sidebar, the requested page
+        st.stop()
+
+
 SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
 MAX_UPLOAD_MB = 25
 

@@ -1,10 +1,12 @@
 """Page: audit one answer against its context."""
 import streamlit as st
 
-from pages._shared import audit_config, current_judge, example_record, show_report
+from pages._shared import audit_config, current_judge, enter_through_app, example_record, show_report
 from rt4chart.io import InputError, decode_bytes
 from rt4chart.judges.llm_client import JudgeConfigError
 from rt4chart.pipeline import audit
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Audit an answer")
 st.caption("Paste the retrieved context and the answer; rt4chart traces every claim back to the context.")
@@ -40,6 +42,7 @@ if st.button("Audit", type="primary"):
             with st.spinner("Auditing…"):
                 st.session_state["audit.report"] = audit(context, answer, st.session_state.get("audit.question"),
                                                          judge=current_judge(), config=audit_config())
+
         except (JudgeConfigError, InputError, ValueError) as exc:
             st.error(str(exc))
 

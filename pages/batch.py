@@ -4,11 +4,14 @@ import time
 import pandas as pd
 import streamlit as st
 
-from pages._shared import audit_config, cache, current_judge, read_upload, sample_rows, show_report
+from pages._shared import (audit_config, cache, current_judge, enter_through_app, read_upload, sample_rows,
+                           show_report)
 from rt4chart.batch import run_records
 from rt4chart.io import InputError, detect_columns, records_from_rows
 from rt4chart.judges.llm_client import JudgeConfigError
 from rt4chart.results import detect_gold_column, detect_group_columns, result_row, to_csv, to_jsonl
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Batch audit")
 st.caption("Upload a CSV or JSONL of RAG logs (context, answer, optional question, id, gold label, model/task).")
@@ -102,6 +105,7 @@ if results:
     d1.download_button("Download CSV", to_csv(results), file_name="rt4chart-batch.csv", mime="text/csv")
     d2.download_button("Download JSONL", to_jsonl(results), file_name="rt4chart-batch.jsonl",
                        mime="application/json")
+
     reports = st.session_state.get("batch.reports", {})
     ids = [i for i in view["id"] if i in reports]
     if ids:

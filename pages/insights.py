@@ -1,9 +1,11 @@
 """Page: what should this RAG system fix? Action items from the last batch audit (LLM judge)."""
 import streamlit as st
 
-from pages._shared import current_judge
+from pages._shared import current_judge, enter_through_app
 from rt4chart.insights import NEEDS_LLM, build_insights, client_of, rows_from_reports
 from rt4chart.judges.llm_client import JudgeConfigError
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Insights")
 st.caption("Action items for the team that owns the RAG system, learned from the audited rows: a sequential "
@@ -26,6 +28,7 @@ if st.button("Find action items", type="primary"):
         with st.spinner("Reading the audited rows…"):
             st.session_state["insights.report"] = build_insights(rows_from_reports(reports), client_of(current_judge()),
                                                                  warmup=int(warmup), workers=int(workers))
+
     except (JudgeConfigError, ValueError) as exc:
         st.error(str(exc))
 

@@ -2,10 +2,13 @@
 import pandas as pd
 import streamlit as st
 
+from pages._shared import enter_through_app
 from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
 from rt4chart.metrics import fmt
 from rt4chart.results import gold_scores, reflection_effect
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Dataset metrics")
 results = st.session_state.get("batch.results")

@@ -1,9 +1,11 @@
 """Page: settings, cache, version and how the audit works."""
 import streamlit as st
 
-from pages._shared import cache
+from pages._shared import cache, enter_through_app
 from rt4chart import __version__
 from rt4chart.config import AuditConfig
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Settings & about")
 defaults = AuditConfig()

@@ -55,12 +55,31 @@ def app_url(tmp_path_factory):
         proc.kill()
 
 
+def launch(p):
+    return p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync"])
+
+
+def test_a_deep_link_into_a_fresh_server_gets_the_app_navigation_and_sidebar(app_url):
+    """Runs first on the module's fresh server: Streamlit's legacy pages/ mode must not take over."""
+    with playwright.sync_playwright() as p:
+        browser = launch(p)
+        try:
+            page = browser.new_page()
+            page.goto(f"{app_url}/batch", timeout=60_000)
+            page.get_by_role("heading", name="Batch audit").wait_for(timeout=60_000)
+            page.get_by_text("Verification backend").wait_for(timeout=30_000)
+            assert page.get_by_role("link", name="Audit an answer").count() == 1
+            assert page.get_by_role("link", name="shared").count() == 0
+        finally:
+            browser.close()
+
+
 def test_example_audit_in_a_real_browser_highlights_spans_and_runs_no_payload(app_url):
     dialogs = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync"])
+        browser = launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1700})
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -100,8 +119,7 @@ def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
                     '"The sky is <script>window.__xss=6</script> green.","Is it <b>blue</b>?",x,y\n')
     dialogs = []
     with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"])
+        browser = launch(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1600})
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
