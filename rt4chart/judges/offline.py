@@ -44,7 +44,7 @@ class OfflineSettings:
     single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
     single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
     single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
-    span_mode: str = "phrase"        # "phrase": the unsupported words; "claim": the whole claim
+    span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
 
@@ -129,8 +129,7 @@ class OfflineJudge(Judge):
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale=f"the context does not mention {words}",
-                             unsupported=(_phrase_spans(unsupported, tokens, claim, cfg.span_gap)
-                                          if cfg.span_mode == "phrase" else list(claim.spans)))
+                             unsupported=self._spans(unsupported, tokens, claim, audit.answer))
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question")
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
@@ -138,7 +137,7 @@ class OfflineJudge(Judge):
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
-                             unsupported=_phrase_spans(scattered, tokens, claim, cfg.span_gap))
+                             unsupported=self._spans(scattered, tokens, claim, audit.answer))
         return Judgement(Verdict.ENTAILED, supporting=evidence,
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence")
 
@@ -161,6 +160,17 @@ class OfflineJudge(Judge):
                 best_missing = missing
         covered = total - sum(self._weight(t) for t in best_missing)
         return best_missing if covered / total < cfg.single_sentence_min else []
+
+    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str) -> list[Span]:
+        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim."""
+        mode = self.config.span_mode
+        if mode == "claim":
+            return list(claim.spans)
+        if mode == "clause":
+            marked = {id(t) for t in unsupported}
+            return [Span(start=c[0].start, end=c[-1].end) for c in clauses(tokens, answer)
+                    if any(id(t) in marked for t in c)] or list(claim.spans)
+        return _phrase_spans(unsupported, tokens, claim, self.config.span_gap)
 
     def _weight(self, t: Token, initial: bool = False) -> float:
         """Numbers weigh most, then names; a capital that only marks a sentence start is no name."""
