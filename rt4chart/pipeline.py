@@ -46,9 +46,10 @@ def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
     index = audit.index
     for claim in claims:
         stems = {t.stem for t in tokenize(claim.text) if t.is_content}
+        sentence_scores = [index.score(stems, i) for i in range(len(index))]  # once; windows overlap
         scores = []
         for window in windows:
-            best = max((index.score(stems, i) for i in window.sentence_ids()), default=0.0)
+            best = max((sentence_scores[i] for i in window.sentence_ids()), default=0.0)
             if best > 0:
                 scores.append((best, window.index))
         scores.sort(key=lambda pair: (-pair[0], pair[1]))
