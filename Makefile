@@ -8,6 +8,7 @@ app:
 
 test:
 	./scripts/setup.sh --dev --browser
+	.venv/bin/ruff check rt4chart pages app.py tests benchmarks sample_data
 	.venv/bin/python -m pytest -q
 
 bench:

@@ -23,9 +23,11 @@ def generate(path: Path, rows: int, seed: int = 42) -> None:
         for i in range(rows):
             base = rnd.choice(sample)
             shift = rnd.randint(1, 9)
-            bump = (lambda m: str(int(m.group()) + shift)) if rnd.random() < 0.5 else (lambda m: m.group())
+            answer = base["answer"]
+            if rnd.random() < 0.5:
+                answer = re.sub(r"\d+", lambda m, k=shift: str(int(m.group()) + k), answer)
             f.write(json.dumps({"id": f"g{i}", "question": base["question"], "context": base["context"],
-                                "answer": re.sub(r"\d+", bump, base["answer"])}) + "\n")
+                                "answer": answer}) + "\n")
 
 
 def run(source: Path, out: Path, engine: str, workers: int) -> float:

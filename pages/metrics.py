@@ -1,5 +1,4 @@
 """Page: dataset metrics of the last batch audit."""
-import pandas as pd
 import streamlit as st
 
 from pages._shared import enter_through_app

@@ -10,7 +10,7 @@ from typing import Optional
 
 from . import __version__
 from .config import AuditConfig
-from .io import InputError, prediction, read_records, read_text
+from .io import InputError, read_text
 from .judges.factory import JUDGES, make_judge
 from .judges.llm_client import JudgeConfigError
 
