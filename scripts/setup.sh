@@ -18,7 +18,11 @@ fi
 extras="app"
 [ "$want_dev" = 1 ] && extras="app,dev"
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" 2>&1 | grep -v '^WARNING: Location' || true
+set +o pipefail
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" 2>&1 | grep -v '^WARNING: Location'
+status=${PIPESTATUS[0]}
+set -o pipefail
+[ "$status" = 0 ] || { echo "setup.sh: pip install of rt4chart[$extras] failed (exit $status)" >&2; exit 1; }
 .venv/bin/python -c "import rt4chart, nltk" || { echo "setup.sh: installing rt4chart failed" >&2; exit 1; }
 if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
