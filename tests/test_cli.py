@@ -97,3 +97,20 @@ def test_bench_prints_the_same_figures_as_score_py(gold_file, tmp_path, capsys):
         assert ours["answer"][key] == theirs["answer"][key], key
     for key in ("precision", "recall", "f1", "pred_chars", "gold_chars", "overlap_chars"):
         assert ours["span"][key] == theirs["span"][key], key
+
+
+def test_audit_reads_the_answer_from_standard_input(tmp_path):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--context", str(tmp_path / "c.txt"),
+                             "--answer", "-", "--format", "json"], input="The lake is 90 metres deep.",
+                            capture_output=True, text=True, env={**__import__("os").environ,
+                                                                 "RT4CHART_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["answer"] == "The lake is 90 metres deep." and report["hallucinated"] is True
+
+
+def test_reflection_with_the_offline_judge_is_refused_with_the_reason(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("A.")
+    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "c.txt"), "--reflect"]) == 2
+    assert "does not reflect" in capsys.readouterr().err
