@@ -80,3 +80,29 @@ def test_the_reflection_toggle_is_disabled_for_the_offline_judge_with_the_reason
     toggle = at.toggle(key="judge.reflect")
     assert toggle.disabled
     assert any("deterministic" in c.value for c in at.sidebar.caption)
+
+
+def test_the_openai_judge_from_the_sidebar_audits_and_never_shows_the_key():
+    from .fault_server import FaultServer
+
+    secret = "sk-app-test-SECRET-4242"
+    server = FaultServer(rate=0.0).start()
+    try:
+        at = app().run()
+        at.sidebar.radio(key="judge.name").set_value("openai").run()
+        at.text_input(key="judge.base_url").input(server.url)
+        at.text_input(key="judge.model").input("local-model")
+        at.text_input(key="judge.api_key").input(secret).run()
+        at.session_state["audit.context"] = "The dam is 40 metres high."
+        at.session_state["audit.answer"] = "The dam is 40 metres high."
+        at.run()
+        next(b for b in at.button if b.label == "Audit").click().run()
+        assert not at.exception
+        report = at.session_state["audit.report"]
+        assert report.manifest.judge == "openai" and report.coverage.judge_calls >= 3
+        assert server.stats["requests"] >= 3
+        shown = " ".join(str(e.value) for e in at.markdown) + " ".join(h.proto.body for h in at.get("html"))
+        assert secret not in shown and secret not in report.to_json()
+        assert at.text_input(key="judge.api_key").proto.type == at.text_input(key="judge.api_key").proto.PASSWORD
+    finally:
+        server.stop()
