@@ -22,10 +22,15 @@ from .config import AuditConfig
 from .io import Record
 from .judges.base import Judge
 
+try:  # the `dask` extra; without it the local engine still works and --engine dask says what is missing
+    from distributed import WorkerPlugin as _WorkerPlugin
+except ImportError:  # pragma: no cover - exercised only without the extra
+    _WorkerPlugin = object
+
 _SECRETS: dict[str, str] = {}
 
 
-class SecretPlugin:
+class SecretPlugin(_WorkerPlugin):
     """Puts the API key into each worker's memory when the worker starts (new workers included)."""
 
     name = "rt4chart-secret"
@@ -84,7 +89,10 @@ def api_key_of(judge: Judge) -> Optional[str]:
 
 def connect(address: Optional[str], workers: int):
     """A client of the scheduler at `address`, or of a new LocalCluster of `workers` processes."""
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ValueError("--engine dask needs Dask: pip install 'rt4chart[dask]' (dask[distributed])") from None
 
     if address:
         return Client(address, timeout="30s")
@@ -112,6 +120,11 @@ def dask_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditCo
         while pending:
             yield from pending.popleft().result()
     finally:
+        if api_key:
+            try:  # remove the key from a long-lived cluster's memory once the batch is done
+                client.unregister_worker_plugin(SecretPlugin.name)
+            except Exception:  # noqa: BLE001 - cleanup must not mask the batch's own outcome
+                pass
         cluster = getattr(client, "cluster", None)
         client.close()
         if cluster is not None and not address:

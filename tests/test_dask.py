@@ -31,14 +31,16 @@ def cluster(tmp_path):
     port = free_port()
     env = dict(os.environ, PYTHONPATH=str(ROOT), RT4CHART_CACHE_DIR=str(tmp_path / "cache"))
     address = f"tcp://127.0.0.1:{port}"
+    logs = tmp_path / "logs"
+    logs.mkdir()
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), "--no-dashboard"], env=env, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)]
+                               "--port", str(port), "--no-dashboard"], env=env,
+                              stdout=(logs / "scheduler.out").open("w"), stderr=subprocess.STDOUT)]
     workers = []
     for name in ("w1", "w2"):
         workers.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                                          "--no-nanny", "--no-dashboard", "--host", "127.0.0.1", "--name", name],
-                                        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+                                        env=env, stdout=(logs / f"{name}.out").open("w"), stderr=subprocess.STDOUT))
     procs += workers
     try:
         with distributed.Client(address, timeout="60s") as client:
@@ -101,3 +103,28 @@ def test_killing_a_worker_mid_run_still_gives_the_complete_identical_output(clus
     assert not thread.is_alive()
     assert result["summary"].rows == 2500
     assert out.read_text() == local_reference(source, tmp_path)
+
+
+def test_the_openai_judge_runs_on_workers_and_the_key_is_never_logged_or_written(cluster, tmp_path):
+    from .fault_server import FaultServer
+
+    address, _ = cluster
+    secret = "sk-dask-test-SECRET-9876"
+    server = FaultServer(rate=0.0).start()
+    try:
+        source = tmp_path / "in.jsonl"
+        write_rows(source, 30)
+        judge = make_judge("openai", base_url=server.url, api_key=secret, model="m", use_cache=True)
+        out = tmp_path / "dask.jsonl"
+        summary = run_batch(str(source), str(out), judge, engine="dask", dask_address=address, partition_rows=10,
+                            journal_path=str(tmp_path / "journal.sqlite3"))
+        assert summary.rows == 30 and summary.failed == 0
+        lines = [json.loads(x) for x in out.read_text().splitlines()]
+        assert all(x["status"] == "faithful" and x["coverage"]["judge_calls"] >= 3 for x in lines)
+        assert server.stats["requests"] >= 90
+    finally:
+        server.stop()
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name.endswith(".out") for p in written) and any("memo.sqlite3" in p.name for p in written)
+    for path in written:
+        assert secret.encode() not in path.read_bytes(), path
