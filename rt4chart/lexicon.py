@@ -46,6 +46,9 @@ _ANTONYM_PAIRS = [
     ("safe", "dangerous"), ("increased", "decreased"), ("old", "new"), ("young", "old"), ("cheap", "expensive"),
     ("agree", "disagree"), ("support", "oppose"), ("include", "exclude"), ("start", "end"), ("begin", "end"),
     ("guilty", "innocent"), ("convicted", "acquitted"), ("arrive", "depart"), ("hot", "cold"), ("wet", "dry"),
+    # irregular past forms are not reduced by the stemmer
+    ("rose", "fell"), ("risen", "fallen"), ("rose", "dropped"), ("grew", "shrank"), ("grow", "shrink"),
+    ("gained", "lost"), ("grew", "fell"), ("grew", "declined"), ("rose", "declined"),
 ]
 
 _NUMBER_WORDS = {

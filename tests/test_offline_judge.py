@@ -51,3 +51,11 @@ def test_evidence_offsets_point_into_the_context():
     report = audit(CONTEXT, "It is 2,737 metres long.")
     ev = report.claims[0].evidence[0]
     assert CONTEXT[ev.start:ev.end] == ev.text
+
+
+def test_an_antonym_contradicts_only_in_the_same_slot():
+    swapped = audit("Sales rose 5% in May. Costs fell sharply.", "Sales fell 5% in May.")
+    assert swapped.claims[0].verdict is Verdict.CONTRADICTED and "opposite" in swapped.claims[0].rationale
+    other_slot = audit("Side effects include low blood sugar, weight gain and rashes.",
+                       "Side effects include low blood sugar and hair loss.")
+    assert "opposite" not in other_slot.claims[0].rationale

@@ -188,8 +188,14 @@ class OfflineJudge(Judge):
             claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
         for sentence_id in evidence:
             stems = index.stems[sentence_id]
-            shared = claim_stems & stems
-            overlap = len(shared) / len(claim_stems)
+            swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
+            overlap = len(claim_stems & stems) / len(claim_stems)
+            if len(claim_stems & (stems | swapped)) / len(claim_stems) < self.config.contradiction_overlap:
+                continue  # an antonym counts as matching its opposite: 'sales fell' matches 'sales rose'
+            antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id])
+            if antonym is not None and self.config.check_antonyms:
+                return sentence_id, f"'{antonym.text}' is the opposite of what the evidence says", [
+                    Span(start=antonym.start, end=antonym.end)]
             if overlap < self.config.contradiction_overlap:
                 continue
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
@@ -204,11 +210,16 @@ class OfflineJudge(Judge):
                 spans = ([Span(start=t.start, end=t.end) for t in negs]
                          or [Span(start=tokens[0].start, end=tokens[-1].end)])
                 return sentence_id, "the claim flips the negation of the evidence", spans
-            for t in content if self.config.check_antonyms else ():
-                opposite = self._antonyms.get(t.stem)
-                if opposite and t.stem not in stems and opposite & stems and not opposite & claim_stems:
-                    return (sentence_id, f"'{t.text}' is the opposite of what the evidence says",
-                            [Span(start=t.start, end=t.end)])
+        return None
+
+    def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
+                 sentence: list[Token]) -> Optional[Token]:
+        """A claim word whose opposite the sentence uses in the same slot, while the sentence lacks the word."""
+        for t in content:
+            opposite = self._antonyms.get(t.stem)
+            if (opposite and t.stem not in stems and opposite & stems and not opposite & claim_stems
+                    and _same_slot(t, tokens, opposite, sentence)):
+                return t
         return None
 
 
@@ -265,6 +276,17 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
                 if initials(words[i:j]) in index.all_lowers:
                     ok.update(id(w) for w in words[i:j])
     return ok
+
+
+def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
+    return {u.stem for u in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if u.is_content}
+
+
+def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence: list[Token]) -> bool:
+    """The antonym stands where the claim's word stands: they share a neighbouring word
+    ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
+    mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
+    return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
 
 
 def _claim_tokens(claim: Claim, answer: str) -> list[Token]:
