@@ -116,3 +116,16 @@ def test_settings_resolve_from_the_environment(monkeypatch):
 def test_an_unknown_judge_names_the_valid_choices():
     with pytest.raises(ValueError, match="offline, openai"):
         make_judge("gpt5")
+
+
+def test_a_context_over_the_global_budget_is_checked_in_windows_and_the_cut_is_reported():
+    fake = FakeOpenAI()
+    judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None), max_global_chars=2_000)
+    context = " ".join(f"Station {i} measured {i * 3} millimetres of rain." for i in range(400))
+    report = audit(context, "Station 7 measured 21 millimetres of rain.", judge=judge,
+                   config=AuditConfig(window_size=8, window_stride=4))
+    global_prompt = next(r for r in fake.requests if "WHOLE context" in r["messages"][1]["content"])
+    shown = global_prompt["messages"][1]["content"].count("[S")
+    assert 0 < shown < report.coverage.context_sentences == 400
+    assert any(f"saw {shown} of 400 sentences" in note for note in report.notes)
+    assert "Station 7 measured" in global_prompt["messages"][1]["content"]
