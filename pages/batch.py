@@ -110,5 +110,7 @@ if results:
     ids = [i for i in view["id"] if i in reports]
     if ids:
         st.subheader("Drill down")
+        if st.session_state.get("batch.drill") not in ids:  # e.g. a link from Insights to a filtered-out row
+            st.session_state.pop("batch.drill", None)
         chosen = st.selectbox("Row", ids, key="batch.drill")
         show_report(reports[chosen], key="batch.view")

@@ -61,7 +61,14 @@ def cmd_audit(args) -> int:
         raise InputError("only one of --context and --answer can read standard input ('-')")
     judge, config = _build(args)
     report = audit(read_text(args.context), read_text(args.answer), args.question, judge=judge, config=config)
-    print(report.to_json(indent=2) if args.format == "json" else render_text(report))
+    if args.format == "json":
+        print(report.to_json(indent=2))
+    elif args.format == "html":
+        from .render import report_html
+
+        print(report_html(report))
+    else:
+        print(render_text(report))
     return 0
 
 
@@ -179,7 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", required=True, help="context file ('-' for stdin)")
     p.add_argument("--answer", required=True, help="answer file ('-' for stdin)")
     p.add_argument("--question", help="the question the answer responds to (optional)")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json", "html"), default="text",
+                   help="text for the terminal, json (full report), html (self-contained report page)")
     _judge_args(p)
     p.set_defaults(func=cmd_audit)
 

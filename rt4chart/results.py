@@ -32,27 +32,30 @@ def context_key(context: str) -> str:
 
 def result_row(row: RowResult, extra_columns: Iterable[str] = ()) -> dict:
     """One flat row: id, status, verdict counts, spans as JSON, cost, error, and chosen input columns."""
-    out = {"id": row.record.id, "context_id": context_key(row.record.context),
-           "context_preview": " ".join(row.record.context.split())[:120]}
+    out = {"id": row.record.id}
     for column in extra_columns:
         value = row.record.extra.get(column)
         out[column] = "" if value is None else value
+    out.update(_outcome(row))
+    out.update({"context_id": context_key(row.record.context),
+                "context_preview": " ".join(row.record.context.split())[:120]})
+    return out
+
+
+def _outcome(row: RowResult) -> dict:
+    """Status, the hallucinated text, verdict counts, spans, cost and error of one row."""
     report = row.report
     if report is None:
-        out.update({"status": "error", "hallucinated": None, "claims": 0, "entailed": 0, "contradicted": 0,
-                    "baseless": 0, "unverified": 0, "spans": "[]", "hallucinated_text": "", "judge_calls": 0,
-                    "tokens": 0, "elapsed_s": 0.0, "error": row.error or "unknown error"})
-        return out
-    counts = report.verdict_counts()
-    out.update({"status": report.status, "hallucinated": report.hallucinated, "claims": len(report.claims),
-                **counts,
-                "spans": json.dumps([{"start": s.start, "end": s.end} for s in report.spans]),
-                "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
-                "judge_calls": report.coverage.judge_calls,
-                "tokens": report.coverage.prompt_tokens + report.coverage.completion_tokens,
-                "elapsed_s": report.coverage.elapsed_s, "error": "",
-                **_reflection_columns(report)})
-    return out
+        return {"status": "error", "hallucinated": None, "hallucinated_text": "", "claims": 0, "entailed": 0,
+                "contradicted": 0, "baseless": 0, "unverified": 0, "spans": "[]", "judge_calls": 0, "tokens": 0,
+                "elapsed_s": 0.0, "error": row.error or "unknown error"}
+    return {"status": report.status, "hallucinated": report.hallucinated,
+            "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
+            "claims": len(report.claims), **report.verdict_counts(),
+            "spans": json.dumps([{"start": s.start, "end": s.end} for s in report.spans]),
+            "judge_calls": report.coverage.judge_calls,
+            "tokens": report.coverage.prompt_tokens + report.coverage.completion_tokens,
+            "elapsed_s": report.coverage.elapsed_s, "error": "", **_reflection_columns(report)}
 
 
 def _reflection_columns(report) -> dict:

@@ -114,3 +114,12 @@ def test_reflection_with_the_offline_judge_is_refused_with_the_reason(tmp_path, 
     (tmp_path / "c.txt").write_text("A.")
     assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "c.txt"), "--reflect"]) == 2
     assert "does not reflect" in capsys.readouterr().err
+
+
+def test_audit_can_write_the_self_contained_html_report(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
+    (tmp_path / "a.txt").write_text("The lake is <b>90</b> metres deep.")
+    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"),
+                 "--format", "html"]) == 0
+    page = capsys.readouterr().out
+    assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;" in page and "<b>90" not in page
