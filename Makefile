@@ -4,7 +4,7 @@
 
 app:
 	./scripts/setup.sh
-	.venv/bin/streamlit run app.py --server.headless true --browser.gatherUsageStats false
+	.venv/bin/streamlit run app.py --server.headless true --server.address $${RT4CHART_ADDRESS:-127.0.0.1} --browser.gatherUsageStats false
 
 test:
 	./scripts/setup.sh --dev --browser
