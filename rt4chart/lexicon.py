@@ -63,9 +63,6 @@ _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn"
 _MONTH_ABBREVIATIONS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
                         "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
                         "nov": "november", "dec": "december"}
-MONTHS = frozenset("january february march april may june july august september october november december"
-                   .split())
-WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 
 
 @dataclass(frozen=True)
@@ -172,15 +169,6 @@ def negation_count(tokens: list[Token]) -> int:
         elif t.lower in _NEGATING_VERBS:
             count += 1
     return count
-
-
-def negated_stems(tokens: list[Token], scope: int = 4) -> set[str]:
-    """Content stems within `scope` words after a negation ('did not approve the plan' -> approv, plan)."""
-    negated: set[str] = set()
-    for i, t in enumerate(tokens):
-        if t.is_negation:
-            negated.update(u.stem for u in tokens[i + 1:i + 1 + scope] if u.is_content)
-    return negated
 
 
 _CLAUSE_WORDS = frozenset("but while although though whereas however yet and which who".split())

@@ -69,7 +69,7 @@ class OfflineJudge(Judge):
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
         ids = list(window.sentence_ids())
-        return {c.id: self._judge(c, audit, ids, vocabulary_is_window=True) for c in claims}
+        return {c.id: self._judge(c, audit, ids) for c in claims}
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
@@ -77,7 +77,7 @@ class OfflineJudge(Judge):
         results = {}
         for claim in claims:
             hint = hints.get(claim.id)
-            judgement = self._judge(claim, audit, ids, vocabulary_is_window=False)
+            judgement = self._judge(claim, audit, ids)
             if hint is not None and hint.verdict is Verdict.CONTRADICTED and judgement.verdict is not Verdict.CONTRADICTED:
                 judgement.rationale += " (a local contradiction was not confirmed against the whole context)"
             results[claim.id] = judgement
@@ -85,8 +85,7 @@ class OfflineJudge(Judge):
 
     # -- the check of one claim against a set of sentences ---------------------------------------
 
-    def _judge(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int],
-               vocabulary_is_window: bool) -> Judgement:
+    def _judge(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> Judgement:
         cfg, index = self.config, audit.index
         tokens = _claim_tokens(claim, audit.answer)
         content = [t for t in tokens if t.is_content]
