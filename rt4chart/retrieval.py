@@ -17,6 +17,8 @@ class SentenceIndex:
         self.tokens: list[list[Token]] = [tokenize(s.text) for s in self.sentences]
         self.stems: list[frozenset[str]] = [frozenset(t.stem for t in toks if t.is_content) for toks in self.tokens]
         self.lowers: list[frozenset[str]] = [frozenset(t.lower for t in toks) for toks in self.tokens]
+        self.values: list[tuple[float, ...]] = [tuple(t.number for t in toks if t.number is not None)
+                                                for toks in self.tokens]
         self.numbers: list[frozenset[str]] = [
             frozenset(number_key(t.number) for t in toks if t.number is not None) for toks in self.tokens
         ]

@@ -59,3 +59,17 @@ def test_an_antonym_contradicts_only_in_the_same_slot():
     other_slot = audit("Side effects include low blood sugar, weight gain and rashes.",
                        "Side effects include low blood sugar and hair loss.")
     assert "opposite" not in other_slot.claims[0].rationale
+
+
+@pytest.mark.parametrize("answer, supported", [
+    ("The event drew more than 50 people.", True), ("The event drew about 60 people.", True),
+    ("The event drew nearly 62 people.", True), ("The event drew over 70 people.", False),
+    ("The event drew fewer than 40 people.", False),
+])
+def test_quantity_comparisons_when_enabled(answer, supported):
+    from rt4chart.judges.offline import OfflineJudge, OfflineSettings
+
+    report = audit("The event drew 61 people.", answer, judge=OfflineJudge(OfflineSettings(compare_quantities=True)))
+    assert (report.status == "faithful") is supported
+    if not supported:
+        assert report.claims[0].verdict is Verdict.CONTRADICTED

@@ -14,8 +14,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Optional
 
 from ..decompose import split_claims
-from ..lexicon import (Token, antonym_index, capitalized_runs, clauses, initials, negation_count,
-                       number_key,
+from ..lexicon import (Token, antonym_index, capitalized_runs, clauses, comparator, initials, negation_count,
+                       number_key, satisfies,
                        tokenize)
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
@@ -37,6 +37,8 @@ class OfflineSettings:
     check_numbers: bool = True       # ablation switches: each check can be turned off
     check_negation: bool = True
     check_antonyms: bool = True
+    compare_quantities: bool = False  # 'more than 50' / 'about 60' accept a context figure of 61 (off: it
+    #                                   lowered FB/HE BA on dev, see docs/benchmarks.md)
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
     elsewhere_factor: float = 1.0    # weight kept by a word the evidence lacks but another context sentence has
@@ -96,6 +98,9 @@ class OfflineJudge(Judge):
         evidence = [i for i, _ in ranked]
         question = tokenize(audit.question) if audit.question else []
         pool = _Pool(index, evidence, question, cfg.prefix_match)
+        if cfg.compare_quantities:
+            pool.comparators = {id(t): op for i, t in enumerate(tokens)
+                                if t.number is not None and (op := comparator(tokens, i)) is not None}
         scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
 
         contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer)
@@ -132,7 +137,7 @@ class OfflineJudge(Judge):
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question")
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
-                     else self._scattered(content, tokens, evidence, index, pool.question_stems))
+                     else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
@@ -141,7 +146,7 @@ class OfflineJudge(Judge):
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence")
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
-                   question_stems: set[str]) -> list[Token]:
+                   question_stems: set[str], comparators: dict[int, str]) -> list[Token]:
         """The claim's own content (beyond the question) that even its best-covering evidence sentence
         lacks, when that is too much: the words exist in the context, but no sentence relates them."""
         cfg = self.config
@@ -154,6 +159,7 @@ class OfflineJudge(Judge):
         best_missing: list[Token] = own
         for sentence_id in evidence:
             sentence = _Pool(index, [sentence_id], [], cfg.prefix_match)
+            sentence.comparators = comparators
             missing = [t for t in own if not sentence.supports(t)]
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
                 best_missing = missing
@@ -198,7 +204,8 @@ class OfflineJudge(Judge):
             if overlap < self.config.contradiction_overlap:
                 continue
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
-                       and t.lower not in index.lowers[sentence_id]]
+                       and t.lower not in index.lowers[sentence_id]
+                       and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
                         [_with_unit(t, tokens) for t in numbers])
@@ -245,6 +252,9 @@ class _Pool:
     """What the evidence sentences and the question supply: stems, surface words, numbers."""
 
     def __init__(self, index, evidence: list[int], question: list[Token], prefix: int = 0):
+        self.values = [t.number for t in question if t.number is not None] + [
+            v for i in evidence for v in index.values[i]]
+        self.comparators: dict[int, str] = {}  # id(number token) -> its comparison ('>', '~', ...)
         self.question_stems = {t.stem for t in question}
         self.stems = set(self.question_stems).union(*(index.stems[i] for i in evidence))
         self.prefix = prefix
@@ -255,7 +265,10 @@ class _Pool:
 
     def supports(self, t: Token) -> bool:
         if t.number is not None:
-            return number_key(t.number) in self.numbers or t.lower in self.lowers
+            if number_key(t.number) in self.numbers or t.lower in self.lowers:
+                return True
+            op = self.comparators.get(id(t))
+            return op is not None and any(satisfies(t.number, op, v) for v in self.values)
         if t.stem in self.stems or t.lower in self.lowers:
             return True
         return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes
@@ -275,6 +288,12 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
                 if initials(words[i:j]) in index.all_lowers:
                     ok.update(id(w) for w in words[i:j])
     return ok
+
+
+def _compared_ok(t: Token, tokens: list[Token], values: tuple[float, ...]) -> bool:
+    """'more than 50' is no contradiction of a sentence that says 60."""
+    op = comparator(tokens, next(i for i, u in enumerate(tokens) if u is t))
+    return op is not None and any(satisfies(t.number, op, v) for v in values)
 
 
 def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
