@@ -106,3 +106,31 @@ def test_the_openai_judge_from_the_sidebar_audits_and_never_shows_the_key():
         assert at.text_input(key="judge.api_key").proto.type == at.text_input(key="judge.api_key").proto.PASSWORD
     finally:
         server.stop()
+
+
+def test_insights_page_lists_items_and_opens_an_example_row():
+    from .fault_server import FaultServer
+
+    server = FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
+    try:
+        at = app().run()
+        at.sidebar.radio(key="judge.name").set_value("openai").run()
+        at.text_input(key="judge.base_url").input(server.url)
+        at.text_input(key="judge.api_key").input("sk-local").run()
+        at.switch_page("pages/batch.py").run()
+        next(b for b in at.button if b.label == "Load the demo dataset").click().run()
+        next(b for b in at.button if b.label == "Run batch audit").click().run()
+        assert not at.exception
+        at.switch_page("pages/insights.py").run()
+        next(b for b in at.button if b.label == "Find action items").click().run()
+        assert not at.exception
+        report = at.session_state["insights.report"]
+        assert report.items and report.items[0].title == "Unsupported claims" and report.warmup_steps == 10
+        row_button = next(b for b in at.button if b.label.startswith("row "))
+        row_id = row_button.label.removeprefix("row ")
+        row_button.click().run()
+        assert not at.exception
+        assert at.session_state["batch.drill"] == row_id
+        assert any(h.proto.body.find("data-status") >= 0 for h in at.get("html"))
+    finally:
+        server.stop()
