@@ -105,7 +105,8 @@ def show_report(report: AuditReport, key: str) -> None:
     for note in report.notes:
         st.info(note)
     rows = claim_rows(report)
-    labels = ["(all claims)"] + [f"{r['#']}. [{r['verdict']}] {r['claim'][:80]}" for r in rows]
+    labels = ["(all claims)"] + [f"{r['#']}. [{r['verdict']}]{' (changed by reflection)' if r['changed'] else ''} "
+                                 f"{r['claim'][:80]}" for r in rows]
     choice = st.selectbox("Inspect a claim (shows its evidence and per-window verdicts)", range(len(labels)),
                           format_func=lambda i: labels[i], key=f"{key}.claim")
     left, right = st.columns(2)

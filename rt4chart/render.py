@@ -164,10 +164,18 @@ def claim_rows(report: AuditReport) -> list[dict]:
     return rows
 
 
+def _history(result) -> str:
+    """A note under the verdict when self-reflection changed it."""
+    if len(set(result.history)) < 2:
+        return ""
+    steps = " → ".join(v.value for v in result.history)
+    return f'<br><small data-changed="true">changed by reflection: {esc(steps)}</small>'
+
+
 def claims_table_html(report: AuditReport) -> str:
     head = "<tr><th>#</th><th>Claim</th><th>Verdict</th><th>Evidence</th><th>Why</th></tr>"
     body = "".join(
-        f"<tr><td>{r.claim.id + 1}</td><td>{esc(r.claim.text)}</td><td>{badge(r.verdict.value)}</td>"
+        f"<tr><td>{r.claim.id + 1}</td><td>{esc(r.claim.text)}</td><td>{badge(r.verdict.value)}{_history(r)}</td>"
         f"<td>{'<br>'.join(f'<i>{esc(e.relation)}</i>: {esc(e.text)}' for e in r.evidence[:3])}</td>"
         f"<td>{esc(r.rationale)}</td></tr>" for r in report.claims)
     return f'<table class="rt4-table">{head}{body}</table>'

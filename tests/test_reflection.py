@@ -90,3 +90,10 @@ def test_reflection_calls_go_through_the_memo_cache(tmp_path):
 def test_the_offline_judge_refuses_reflection_with_the_reason():
     with pytest.raises(ValueError, match="offline judge does not reflect.*deterministic"):
         audit(CONTEXT, ANSWER, config=AuditConfig(reflect=True))
+
+
+def test_the_html_report_shows_a_verdict_changed_by_reflection():
+    from rt4chart.render import report_html
+
+    page = report_html(run(scripted([REVISE, DONE])))
+    assert page.count('data-changed="true"') == 1 and "entailed → contradicted" in page
