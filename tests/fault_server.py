@@ -2,7 +2,7 @@
 
 Bound to 127.0.0.1 only. For each request it decides, from a seeded hash of (request body, how many
 times that body was seen), whether to inject a fault — 429 with Retry-After, 500, a reply slower
-than the client's timeout, garbage text, or truncated JSON — and otherwise answers a schema-valid
+than the client's timeout, garbage text, truncated JSON, or a dropped connection — and otherwise answers a schema-valid
 reply. The same seed and requests give the same faults, whatever the thread interleaving.
 
 Run by hand: python -m tests.fault_server --port 8765 --rate 0.1 --seed 7
@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from .fakes import claim_ids, default_reply
 
-FAULTS = ("429", "500", "slow", "garbage", "truncated")
+FAULTS = ("429", "500", "slow", "garbage", "truncated", "reset")
 
 
 class FaultServer:
@@ -89,6 +89,13 @@ class FaultServer:
             return self._send(handler, 429, b'{"error":{"message":"rate limited"}}', {"Retry-After": "0"})
         if fault == "500":
             return self._send(handler, 500, b'{"error":{"message":"internal error"}}')
+        if fault == "reset":  # drop the connection without a reply
+            handler.close_connection = True
+            try:
+                handler.connection.shutdown(2)
+            except OSError:
+                pass
+            return None
         if fault == "slow":
             time.sleep(self.slow_s)
         request = json.loads(body)

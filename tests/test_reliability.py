@@ -50,7 +50,7 @@ def test_a_200_row_batch_with_10_percent_faults_completes_and_loses_nothing(faul
         assert line["status"] in ("faithful", "hallucinated", "unverified", "error")
         if line["status"] == "unverified":
             assert any(c["verdict"] == "unverified" for c in line["claims"])
-    assert all(faulty.stats[f] > 0 for f in ("429", "500", "slow", "garbage", "truncated")), faulty.stats
+    assert all(faulty.stats[f] > 0 for f in ("429", "500", "slow", "garbage", "truncated", "reset")), faulty.stats
     calls_per_row = 3  # decomposition, one window, global: every context here fits one window
     assert faulty.stats["requests"] <= 200 * calls_per_row * 4 * 2  # attempts x repair bound
     assert faulty.stats["requests"] < 200 * calls_per_row * 1.5  # in practice close to the plan
