@@ -125,7 +125,7 @@ def test_a_context_over_the_global_budget_is_checked_in_windows_and_the_cut_is_r
     report = audit(context, "Station 7 measured 21 millimetres of rain.", judge=judge,
                    config=AuditConfig(window_size=8, window_stride=4))
     global_prompt = next(r for r in fake.requests if "WHOLE context" in r["messages"][1]["content"])
-    shown = global_prompt["messages"][1]["content"].count("[S")
+    shown = global_prompt["messages"][1]["content"].split("<context>")[1].split("</context>")[0].count("[S")
     assert 0 < shown < report.coverage.context_sentences == 400
     assert any(f"saw {shown} of 400 sentences" in note for note in report.notes)
     assert "Station 7 measured" in global_prompt["messages"][1]["content"]

@@ -126,8 +126,8 @@ class OpenAIJudge(Judge):
         context = "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in sentence_ids)
         claim_lines = "\n".join(f"{c.id}: {fence_safe(c.text)}" for c in claims)
         values = {"question": fence_safe(audit.question or "(none)"), "context": context, "claims": claim_lines}
-        if template == "verify_global":
-            values["hints"] = hints
+        if template == "verify_global":  # the worked example only where the final verdict is decided
+            values.update(hints=hints, examples=prompts.fewshot("fewshot_verify"))
         prompt = prompts.render(template, **values)
 
         def check(reply: Verification) -> Optional[str]:
