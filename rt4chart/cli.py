@@ -21,6 +21,9 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); prefer the environment variable")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the memo cache")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per LLM call (openai judge)")
+    p.add_argument("--max-attempts", type=int, default=4, help="attempts per LLM call, retries included")
+    p.add_argument("--max-concurrency", type=int, default=8, help="LLM requests in flight at once, all threads")
     p.add_argument("--window-size", type=int, default=AuditConfig().window_size)
     p.add_argument("--window-stride", type=int, default=AuditConfig().window_stride)
     p.add_argument("--reflect", action="store_true",
@@ -39,7 +42,8 @@ def _build(args) -> tuple:
         options = {"client": DryRunClient(args.model or "dry-run")}
     elif args.judge == "openai":
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
-                   "use_cache": not args.no_cache}
+                   "use_cache": not args.no_cache, "timeout_s": args.timeout, "max_attempts": args.max_attempts,
+                   "max_concurrency": args.max_concurrency}
     try:
         config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
                              reflect=args.reflect, max_rounds=args.max_rounds)
@@ -177,6 +181,17 @@ def cmd_insights(args) -> int:
     return 1 if report.failures and not report.items else 0
 
 
+def cmd_cache(args) -> int:
+    from .cache import MemoCache
+
+    memo = MemoCache()
+    if args.action == "clear":
+        print(f"removed {memo.clear()} entries from {memo.path}")
+    else:
+        print(f"{memo.path}: {len(memo)} entries, {memo.size_bytes() / 1e6:.2f} MB")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="rt4chart", description="Audit RAG answers for hallucinations.")
     parser.add_argument("--version", action="version", version=f"rt4chart {__version__}")
@@ -224,6 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=4, help="concurrent calls in the parallel phase")
     _judge_args(p)
     p.set_defaults(func=cmd_insights, judge="openai")
+
+    p = sub.add_parser("cache", help="show or clear the memo cache of judge replies ($RT4CHART_CACHE_DIR)")
+    p.add_argument("action", choices=("info", "clear"), nargs="?", default="info")
+    p.set_defaults(func=cmd_cache)
 
     p = sub.add_parser("bench", help="run a judge on benchmark files and score it like score.py")
     p.add_argument("files", nargs="+")

@@ -123,3 +123,13 @@ def test_audit_can_write_the_self_contained_html_report(tmp_path, capsys):
                  "--format", "html"]) == 0
     page = capsys.readouterr().out
     assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;" in page and "<b>90" not in page
+
+
+def test_cache_info_and_clear(tmp_path, capsys, monkeypatch):
+    from rt4chart.cache import MemoCache
+
+    monkeypatch.setenv("RT4CHART_CACHE_DIR", str(tmp_path / "c"))
+    MemoCache().put("k", {"text": "x"})
+    assert main(["cache"]) == 0 and "1 entries" in capsys.readouterr().out
+    assert main(["cache", "clear"]) == 0 and "removed 1 entries" in capsys.readouterr().out
+    assert main(["cache", "info"]) == 0 and "0 entries" in capsys.readouterr().out
