@@ -131,8 +131,10 @@ def show_report(report: AuditReport, key: str) -> None:
                 st.write(" → ".join(v.value for v in result.history))
         if result.local:
             st.dataframe(pd.DataFrame([{"window": w.window_index + 1,
-                                        "sentences": f"{report.windows[w.window_index].first}–{report.windows[w.window_index].last}",
-                                        "local verdict": w.verdict.value, "evidence sentences": str(w.evidence),
+                                        "sentences": f"{report.windows[w.window_index].first + 1}–"
+                                                     f"{report.windows[w.window_index].last + 1}",
+                                        "local verdict": w.verdict.value,
+                                        "evidence sentences": ", ".join(str(i + 1) for i in w.evidence),
                                         "why": w.rationale} for w in result.local]),
                          hide_index=True, width="stretch")
         else:

@@ -135,10 +135,15 @@ def banner_html(report: AuditReport) -> str:
             f'{esc(head)} — {esc(detail)}</div>')
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def coverage_text(report: AuditReport) -> str:
     c = report.coverage
-    text = (f"{c.context_sentences} context sentences · {c.windows} windows · {c.window_checks} window checks · "
-            f"{c.judge_calls} judge calls ({c.cached_calls} cached) · {c.prompt_tokens:,} prompt + "
+    text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')} · "
+            f"{_n(c.window_checks, 'window check')} · {_n(c.judge_calls, 'judge call')} ({c.cached_calls} cached) · "
+            f"{c.prompt_tokens:,} prompt + "
             f"{c.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")
     if report.manifest.model:
         text += f" ({report.manifest.model})"
