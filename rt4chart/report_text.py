@@ -1,6 +1,7 @@
 """Plain-text rendering of an AuditReport for the terminal."""
 from __future__ import annotations
 
+from .render import coverage_text
 from .types import AuditReport
 
 OPEN, CLOSE = "[[", "]]"
@@ -30,7 +31,6 @@ def summary_line(report: AuditReport) -> str:
 
 def render_text(report: AuditReport) -> str:
     """Answer with hallucinated spans in [[ ]], then each claim with verdict and evidence."""
-    cov = report.coverage
     lines = [summary_line(report), "", f"Answer (hallucinated spans in {OPEN} {CLOSE}):",
              "  " + mark_spans(report.answer, report.spans).replace("\n", "\n  "), "", "Claims:"]
     for i, result in enumerate(report.claims, 1):
@@ -40,9 +40,5 @@ def render_text(report: AuditReport) -> str:
         for ev in result.evidence[:3]:
             lines.append(f"     {ev.relation} (S{ev.sentence_index}): {ev.text}")
     lines += [""] + [f"Note: {n}" for n in report.notes]
-    lines.append(f"Coverage: {cov.context_sentences} context sentences, {cov.windows} windows, "
-                 f"{cov.window_checks} window checks, {cov.judge_calls} judge calls "
-                 f"({cov.cached_calls} cached), {cov.prompt_tokens}+{cov.completion_tokens} tokens, "
-                 f"{cov.elapsed_s:.3f} s; judge {report.manifest.judge}"
-                 + (f" ({report.manifest.model})" if report.manifest.model else ""))
+    lines.append(f"Coverage: {coverage_text(report)}")
     return "\n".join(lines)
