@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Set up everything the tests need (venv, test tools, Debian chromium when root) and run lint + tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh --dev --browser
+.venv/bin/ruff check rt4chart pages app.py tests benchmarks sample_data
+.venv/bin/python -m pytest -q "$@"
