@@ -12,7 +12,7 @@ from .config import AuditConfig
 from .io import Record
 from .judges.base import Judge
 from .pipeline import audit
-from .types import AuditReport
+from .types import AuditReport, Verdict
 
 
 @dataclass
@@ -39,8 +39,8 @@ def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
         if cache is not None and (hit := cache.get(key)) is not None:
             return RowResult(record, report=AuditReport.model_validate(hit))
         report = audit(record.context, record.answer, record.question, judge=judge, config=config)
-        if cache is not None and report.status != "unverified":  # failures are retried next time
-            cache.put(key, report.model_dump(mode="json"))
+        if cache is not None and not any(c.verdict is Verdict.UNVERIFIED for c in report.claims):
+            cache.put(key, report.model_dump(mode="json"))  # a report with a failed claim is redone next time
         return RowResult(record, report=report)
     except Exception as exc:  # per-row isolation: a bad row is reported, the run goes on
         return RowResult(record, error=f"{type(exc).__name__}: {exc}")

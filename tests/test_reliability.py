@@ -112,3 +112,30 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         assert SECRET not in captured.out and SECRET not in captured.err
     finally:
         server.stop()
+
+
+def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_path):
+    from rt4chart.batch import audit_record
+    from rt4chart.io import Record
+
+    from .fakes import FakeOpenAI, default_reply
+
+    def flaky(name, prompt, n):
+        if name == "decomposition":
+            return default_reply(name, prompt)
+        return "{broken" if n < 6 else default_reply(name, prompt)
+    fake = FakeOpenAI(flaky)
+    from rt4chart.judges.llm_client import OpenAIChatClient
+    from rt4chart.judges.openai_judge import OpenAIJudge
+
+    judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None))
+    cache = MemoCache(tmp_path / "reports.sqlite3")
+    record = Record("r", "A is 1. B is 2.", "A is 1. B is 2.")
+    first = audit_record(record, judge, None, cache).report
+    assert any(c.verdict.value == "unverified" for c in first.claims)
+    second = audit_record(record, judge, None, cache).report
+    assert all(c.verdict.value == "entailed" for c in second.claims)
+    third = audit_record(record, judge, None, cache).report  # now cached: no new calls
+    calls = len(fake.requests)
+    assert third.claims == second.claims
+    assert len(fake.requests) == calls
