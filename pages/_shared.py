@@ -13,7 +13,7 @@ import streamlit as st
 
 from rt4chart.cache import MemoCache, default_cache_path
 from rt4chart.config import AuditConfig
-from rt4chart.io import InputError, Record, decode_bytes, parse_csv, parse_jsonl
+from rt4chart.io import InputError, Record, parse_csv, parse_rows
 from rt4chart.judges.factory import make_judge
 from rt4chart.render import CSS, answer_html, banner_html, claim_rows, context_html, coverage_text, legend_html, report_html
 from rt4chart.types import AuditReport
@@ -155,17 +155,7 @@ def read_upload(name: str, data: bytes) -> list[dict]:
     if size_mb > MAX_UPLOAD_MB:
         raise InputError(f"{name} is {size_mb:.0f} MB; the dashboard audits files up to {MAX_UPLOAD_MB} MB. "
                          f"For larger files use the command line, which streams: rt4chart predict {name} -o out.jsonl")
-    if not data.strip():
-        raise InputError(f"{name} is empty")
-    if b"\x00" in data[:4096]:
-        raise InputError(f"{name} looks like a binary file; upload a CSV or JSONL text file")
-    text = decode_bytes(data, name)
-    suffix = Path(name).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return parse_jsonl(text, name)
-    if suffix in (".csv", ".tsv", ".txt"):
-        return parse_csv(text, name)
-    raise InputError(f"{name}: unsupported file type {suffix or '(none)'}; upload .csv, .tsv or .jsonl")
+    return parse_rows(data, name)
 
 
 def sample_rows() -> list[dict]:

@@ -107,7 +107,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 if progress:
                     progress()
                 if journal is not None:
-                    journal.record(position, line)
+                    journal.record(position, line, failed)
                 else:
                     summary.failed += failed
                     direct.write(line + "\n")
@@ -115,7 +115,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             with open(out_tmp, "w", encoding="utf-8") as out:
                 for line in journal.lines():
                     out.write(line + "\n")
-                    summary.failed += '"status": "error"' in line
+            summary.failed = journal.failed()
         os.replace(out_tmp, output_path)
     finally:
         if journal is not None:

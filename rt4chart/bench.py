@@ -8,7 +8,8 @@ from typing import Callable, Iterable, Optional
 
 from .config import AuditConfig
 from .batch import run_records
-from .io import parse_jsonl, prediction, read_text, records_from_rows
+from .batch_run import output_line
+from .io import parse_jsonl, read_text, records_from_rows
 from .judges.base import Judge
 from .metrics import Scores, fmt, score
 
@@ -77,11 +78,10 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     records = list(records_from_rows(gold, source="benchmark"))
     for row in run_records(records, judge, config, workers=workers,
                            progress=(lambda _r: progress(1)) if progress else None):
+        preds.append(output_line(row))
         if row.report is None:
             errors.append(f"{row.record.id}: {row.error}")
-            preds.append({"id": row.record.id, "hallucinated": None, "spans": [], "error": row.error})
             continue
-        preds.append(prediction(row.record.id, row.report))
         calls += row.report.coverage.judge_calls
         ptok += row.report.coverage.prompt_tokens
         ctok += row.report.coverage.completion_tokens

@@ -19,6 +19,11 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     return df[df["status"] != "error"]
 
 
+def _hallucinated(flags: pd.Series) -> int:
+    """Answers flagged hallucinated; `None` (unverified) must not count."""
+    return int((flags == True).sum())  # noqa: E712 - an elementwise comparison, not a truth test
+
+
 def _layout(fig: go.Figure, title: str) -> go.Figure:
     fig.update_layout(title=title, margin=dict(l=40, r=20, t=50, b=40), height=340, template="plotly_white")
     return fig
@@ -27,7 +32,7 @@ def _layout(fig: go.Figure, title: str) -> go.Figure:
 def rate_figure(df: pd.DataFrame) -> go.Figure:
     """Share of hallucinated answers with its 95% Wilson interval."""
     n = len(df)
-    k = int((df["hallucinated"] == True).sum()) if n else 0  # noqa: E712 - None must not count
+    k = _hallucinated(df["hallucinated"]) if n else 0
     low, high = wilson_interval(k, n)
     rate = k / n if n else 0.0
     fig = go.Figure(go.Bar(x=["hallucinated answers"], y=[rate], marker_color=STYLE["contradicted"]["fg"],
@@ -50,7 +55,7 @@ def rate_by_group_figure(df: pd.DataFrame, group: str) -> go.Figure:
     rows = []
     for value, part in df.groupby(group, dropna=False):
         n = len(part)
-        k = int((part["hallucinated"] == True).sum())  # noqa: E712
+        k = _hallucinated(part["hallucinated"])
         low, high = wilson_interval(k, n)
         rows.append((str(value), k / n if n else 0.0, low, high, n))
     rows.sort(key=lambda r: -r[1])
@@ -98,5 +103,5 @@ def top_contexts(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     grouped = (df.assign(issues=df["contradicted"] + df["baseless"])
                  .groupby("context_id", as_index=False)
                  .agg(context=("context_preview", "first"), answers=("id", "count"), issues=("issues", "sum"),
-                      hallucinated_answers=("hallucinated", lambda s: int((s == True).sum()))))  # noqa: E712
+                      hallucinated_answers=("hallucinated", _hallucinated)))
     return grouped.sort_values(["issues", "context_id"], ascending=[False, True]).head(n)

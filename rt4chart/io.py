@@ -197,6 +197,26 @@ def _parquet_rows(path: str) -> Iterator[dict]:
         yield from batch.to_pylist()
 
 
+def check_head(head: bytes, name: str) -> None:
+    """Refuse an empty or binary file from its first bytes, with a message that says so."""
+    if not head.strip():
+        raise InputError(f"{name}: the file is empty")
+    if b"\x00" in head[:65_536]:
+        raise InputError(f"{name}: looks like a binary file (NUL bytes); expected CSV or JSONL text")
+
+
+def parse_rows(data: bytes, name: str) -> list[dict]:
+    """Rows of a whole CSV/TSV or JSONL file held in memory (e.g. an upload), chosen by its suffix."""
+    check_head(data, name)
+    text = decode_bytes(data, name)
+    suffix = Path(name).suffix.lower()
+    if suffix in (".jsonl", ".json", ".ndjson"):
+        return parse_jsonl(text, name)
+    if suffix in (".csv", ".tsv", ".txt"):
+        return parse_csv(text, name)
+    raise InputError(f"{name}: unsupported file type {suffix or '(none)'}; use .csv, .tsv or .jsonl")
+
+
 def iter_rows(path: str) -> Iterator[dict]:
     """Rows of a .jsonl, .csv/.tsv or .parquet file, streamed (bounded memory), with clear errors."""
     p = Path(path)
@@ -207,10 +227,7 @@ def iter_rows(path: str) -> Iterator[dict]:
         return
     with p.open("rb") as raw:
         head = raw.read(65_536)
-    if not head.strip():
-        raise InputError(f"{path}: the file is empty")
-    if b"\x00" in head:
-        raise InputError(f"{path}: looks like a binary file (NUL bytes); expected CSV or JSONL text")
+    check_head(head, path)
     sample = _sample_text(head, path)
     try:
         with p.open("r", encoding="utf-8-sig", newline="" if _is_csv(path) else None) as handle:

@@ -37,18 +37,23 @@ class Journal:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS rows (run TEXT NOT NULL, position INTEGER NOT NULL, "
-                           "line TEXT NOT NULL, PRIMARY KEY (run, position))")
+                           "line TEXT NOT NULL, failed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, position))")
         self._conn.commit()
 
     def done_positions(self) -> set[int]:
         cur = self._conn.execute("SELECT position FROM rows WHERE run = ?", (self.fingerprint,))
         return {row[0] for row in cur}
 
-    def record(self, position: int, line: str) -> None:
+    def record(self, position: int, line: str, failed: bool = False) -> None:
         """Commit one finished row (idempotent: a row written twice keeps one copy)."""
-        self._conn.execute("INSERT OR REPLACE INTO rows (run, position, line) VALUES (?, ?, ?)",
-                           (self.fingerprint, position, line))
+        self._conn.execute("INSERT OR REPLACE INTO rows (run, position, line, failed) VALUES (?, ?, ?, ?)",
+                           (self.fingerprint, position, line, int(failed)))
         self._conn.commit()
+
+    def failed(self) -> int:
+        """Finished rows of this run that ended with an error."""
+        return self._conn.execute("SELECT COUNT(*) FROM rows WHERE run = ? AND failed = 1",
+                                  (self.fingerprint,)).fetchone()[0]
 
     def lines(self) -> Iterator[str]:
         """Every finished row's line, in input order (streamed)."""

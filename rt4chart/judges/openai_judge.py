@@ -34,6 +34,11 @@ def fence_safe(text: str) -> str:
     return text
 
 
+def numbered_context(audit: AuditInput, sentence_ids) -> str:
+    """Context sentences as '[S<id>] text' lines, fenced-safe, for the judge to cite by id."""
+    return "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in sentence_ids)
+
+
 class OpenAIJudge(Judge):
     """An LLM judge on any OpenAI-compatible endpoint; the client is injected for tests."""
 
@@ -123,7 +128,7 @@ class OpenAIJudge(Judge):
     def _verify(self, template: str, claims: list[Claim], sentence_ids: list[int], audit: AuditInput,
                 usage: Usage, hints: str = "") -> dict[int, Judgement]:
         wanted = {c.id for c in claims}
-        context = "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in sentence_ids)
+        context = numbered_context(audit, sentence_ids)
         claim_lines = "\n".join(f"{c.id}: {fence_safe(c.text)}" for c in claims)
         values = {"question": fence_safe(audit.question or "(none)"), "context": context, "claims": claim_lines}
         if template == "verify_global":  # the worked example only where the final verdict is decided
@@ -198,7 +203,7 @@ class OpenAIJudge(Judge):
             j = current[c.id]
             lines.append(f"{c.id}: {fence_safe(c.text)}\n   verdict: {j.verdict.value}; evidence sentences: "
                          f"{j.supporting + j.contradicting}; reason: {fence_safe(j.rationale)}")
-        context = "\n".join(f"[S{i}] {fence_safe(audit.context_sentences[i].text)}" for i in ids)
+        context = numbered_context(audit, ids)
         prompt = prompts.render("reflect", question=fence_safe(audit.question or "(none)"), context=context,
                                 claims="\n".join(lines))
         known = {c.id for c in claims}
