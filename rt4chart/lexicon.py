@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
+from typing import Iterator, Optional
 
 from nltk.stem.porter import PorterStemmer
 
@@ -135,7 +135,7 @@ def _normalise(surface: str) -> str:
 def tokenize(text: str) -> list[Token]:
     """Words of `text` with offsets; numbers carry their value with 'million'/'billion' applied."""
     tokens: list[Token] = []
-    for match in _TOKEN.finditer(text):
+    for match in _words(text):
         surface = match.group()
         lower = _normalise(surface)
         number = parse_number(surface)
@@ -149,6 +149,23 @@ def tokenize(text: str) -> list[Token]:
         tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,
                             surface[:1].isupper(), reference))
     return tokens
+
+
+_PART = re.compile(r"[^-]+")
+
+
+def _words(text: str) -> Iterator[re.Match]:
+    """Token matches; a hyphenated compound with a number in it ('two-kilometer', 'five-year') is split
+    into its parts, so that its figure compares with '2-kilometer' or 'five years'. Codes that start
+    with a capital ('COVID-19', 'F-16') stay whole."""
+    for match in _TOKEN.finditer(text):
+        surface = match.group()
+        parts = surface.split("-")
+        if len(parts) > 1 and not parts[0][:1].isupper() and any(parse_number(p) is not None for p in parts):
+            for part in _PART.finditer(text, match.start(), match.end()):
+                yield part
+        else:
+            yield match
 
 
 # 'not only', 'no wonder', 'no fewer than': a negation word that does not negate what follows.
@@ -184,15 +201,26 @@ def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
     return groups
 
 
-def initials(words: list[Token]) -> str:
-    """'Bureau of Labor Statistics' -> 'bls' (small linking words skipped)."""
-    return "".join(w.lower[0] for w in words if w.lower not in ("of", "and", "the", "for", "&"))
+_LINKING = ("of", "and", "the", "for", "&")
+
+
+def initials(words: list[Token], linking: bool = False) -> str:
+    """'Bureau of Labor Statistics' -> 'bls' (small linking words skipped unless `linking`:
+    'Head of Household' -> 'hoh')."""
+    return "".join(w.lower[0] for w in words if linking or w.lower not in _LINKING)
 
 
 def run_initials(run: list[Token]) -> set[str]:
-    """Initials of every stretch of two or more capitalised words of a run (acronym candidates)."""
-    words = [w for w in run if w.capitalized]
-    return {initials(words[i:j]) for i in range(len(words)) for j in range(i + 2, min(len(words), i + 8) + 1)}
+    """Initials of every stretch of two or more capitalised words of a run (acronym candidates),
+    with and without the linking words inside the stretch."""
+    found: set[str] = set()
+    starts = [i for i, w in enumerate(run) if w.capitalized]
+    for a, i in enumerate(starts):
+        for j in starts[a + 1:a + 8]:
+            stretch = run[i:j + 1]
+            found.add(initials(stretch))
+            found.add(initials(stretch, linking=True))
+    return found
 
 
 def capitalized_runs(tokens: list[Token]) -> list[list[Token]]:

@@ -2,6 +2,7 @@
 import pytest
 
 from rt4chart import audit
+from rt4chart.lexicon import tokenize
 from rt4chart.types import Verdict
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
@@ -32,6 +33,27 @@ def test_verdicts_on_typical_hallucinations(answer, verdict, marked):
 
 def test_numbers_are_compared_by_value_not_by_spelling():
     report = audit("Revenue reached 3.5 million dollars in 2020.", "Revenue reached 3,500,000 dollars in 2020.")
+    assert report.claims[0].verdict is Verdict.ENTAILED
+
+
+@pytest.mark.parametrize("context, answer", [
+    ("The track features a two-kilometer run down the Strip.", "The track features a 2-kilometer run down the Strip."),
+    ("The council approved a 5-year plan for the harbour.", "The council approved a five-year plan for the harbour."),
+])
+def test_a_figure_inside_a_hyphenated_compound_counts_as_a_number(context, answer):
+    assert audit(context, answer).claims[0].verdict is Verdict.ENTAILED
+    wrong = audit(context, answer.replace("2-", "3-").replace("five-", "six-"))
+    assert wrong.hallucinated is True
+
+
+def test_codes_with_a_capital_stay_whole():
+    tokens = [t.text for t in tokenize("COVID-19 and F-16 jets")]
+    assert tokens[:1] == ["COVID-19"] and "F-16" in tokens
+
+
+def test_an_acronym_may_keep_its_linking_words():
+    context = "Cory became the new Head of Household after a long endurance competition."
+    report = audit(context, "Cory became the new HOH after a long endurance competition.")
     assert report.claims[0].verdict is Verdict.ENTAILED
 
 

@@ -282,11 +282,12 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
         if t.capitalized and t.text.isupper() and len(t.lower) >= 2 and t.lower in index.run_initials:
             ok.add(id(t))
     for run in capitalized_runs(tokens):
-        words = [w for w in run if w.capitalized]
-        for i in range(len(words)):
-            for j in range(i + 2, min(len(words), i + 8) + 1):
-                if initials(words[i:j]) in index.all_lowers:
-                    ok.update(id(w) for w in words[i:j])
+        starts = [i for i, w in enumerate(run) if w.capitalized]
+        for a, i in enumerate(starts):
+            for j in starts[a + 1:a + 8]:
+                stretch = run[i:j + 1]
+                if initials(stretch) in index.all_lowers or initials(stretch, linking=True) in index.all_lowers:
+                    ok.update(id(w) for w in stretch if w.capitalized)
     return ok
 
 
