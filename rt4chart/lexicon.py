@@ -135,10 +135,10 @@ def _normalise(surface: str) -> str:
 def tokenize(text: str) -> list[Token]:
     """Words of `text` with offsets; numbers carry their value with 'million'/'billion' applied."""
     tokens: list[Token] = []
-    for match in _words(text):
+    for match, code in _words(text):
         surface = match.group()
         lower = _normalise(surface)
-        number = parse_number(surface)
+        number = None if code else parse_number(surface)
         if number is None and tokens and tokens[-1].number is not None and lower in _MULTIPLIERS:
             prev = tokens.pop()
             joined = text[prev.start:match.end()]
@@ -154,18 +154,19 @@ def tokenize(text: str) -> list[Token]:
 _PART = re.compile(r"[^-]+")
 
 
-def _words(text: str) -> Iterator[re.Match]:
-    """Token matches; a hyphenated compound with a number in it ('two-kilometer', 'five-year') is split
-    into its parts, so that its figure compares with '2-kilometer' or 'five years'. Codes that start
-    with a capital ('COVID-19', 'F-16') stay whole."""
+def _words(text: str) -> Iterator[tuple[re.Match, bool]]:
+    """Token matches, each with whether it is part of a code. A hyphenated compound with a number
+    in it is split into its parts, so that 'two-kilometer' compares with '2-kilometer' and 'five-year'
+    with 'five years'; in a code that starts with a capital ('COVID-19', 'Par-3') the number names
+    rather than counts, so it is kept as a word."""
     for match in _TOKEN.finditer(text):
-        surface = match.group()
-        parts = surface.split("-")
-        if len(parts) > 1 and not parts[0][:1].isupper() and any(parse_number(p) is not None for p in parts):
+        parts = match.group().split("-")
+        if len(parts) > 1 and any(parse_number(p) is not None for p in parts):
+            code = parts[0][:1].isupper()
             for part in _PART.finditer(text, match.start(), match.end()):
-                yield part
+                yield part, code
         else:
-            yield match
+            yield match, False
 
 
 # 'not only', 'no wonder', 'no fewer than': a negation word that does not negate what follows.

@@ -46,9 +46,19 @@ def test_a_figure_inside_a_hyphenated_compound_counts_as_a_number(context, answe
     assert wrong.hallucinated is True
 
 
-def test_codes_with_a_capital_stay_whole():
-    tokens = [t.text for t in tokenize("COVID-19 and F-16 jets")]
-    assert tokens[:1] == ["COVID-19"] and "F-16" in tokens
+def test_a_number_inside_a_code_names_rather_than_counts():
+    tokens = tokenize("COVID-19 and F-16 jets")
+    assert [(t.text, t.number) for t in tokens[:2]] == [("COVID", None), ("19", None)]
+    report = audit("He won the par-3 contest at Augusta.", "He won the Par-3 Contest at Augusta.")
+    assert report.claims[0].verdict is Verdict.ENTAILED
+
+
+def test_a_spelled_out_count_the_context_only_shows_is_not_decisive():
+    context = "Aldo and McGregor met in Dublin, where the fighters traded insults."
+    assert audit(context, "The two fighters traded insults in Dublin.").hallucinated is False
+    assert audit(context, "The 2 fighters traded insults in Dublin.").hallucinated is True  # digits stay exact
+    injured = audit("Three people were injured in the crash.", "Two people were injured in the crash.")
+    assert injured.claims[0].verdict is Verdict.CONTRADICTED  # a matching sentence with another figure
 
 
 def test_an_acronym_may_keep_its_linking_words():

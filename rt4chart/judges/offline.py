@@ -46,6 +46,8 @@ class OfflineSettings:
     single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
     single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
     single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
+    soft_counts: bool = True         # a spelled-out small count ('two fighters') the context lacks is an
+    #                                   ordinary word: the context often shows two people without saying 'two'
     span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
@@ -120,7 +122,7 @@ class OfflineJudge(Judge):
             unsupported.append(t)
             elsewhere = t.stem in index.vocabulary or t.lower in index.all_lowers
             weight_missing += w * (cfg.elsewhere_factor if elsewhere else 1.0)
-            if t.number is not None and number_key(t.number) not in index.all_numbers:
+            if t.number is not None and number_key(t.number) not in index.all_numbers and not self._soft(t):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
@@ -180,9 +182,13 @@ class OfflineJudge(Judge):
     def _weight(self, t: Token, initial: bool = False) -> float:
         """Numbers weigh most, then names; a capital that only marks a sentence start is no name."""
         cfg = self.config
-        if t.number is not None:
+        if t.number is not None and not self._soft(t):
             return cfg.number_weight
         return cfg.entity_weight if t.capitalized and not initial else cfg.word_weight
+
+    def _soft(self, t: Token) -> bool:
+        """A count spelled as a word up to ten ('two', 'three'), when such counts are soft."""
+        return self.config.soft_counts and t.lower.isalpha() and t.number is not None and t.number <= 10
 
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                        scope_numbers: set[str], answer_text: str) -> Optional[tuple[int, str, list[Span]]]:
@@ -203,7 +209,8 @@ class OfflineJudge(Judge):
                     Span(start=antonym.start, end=antonym.end)]
             if overlap < self.config.contradiction_overlap:
                 continue
-            numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
+            numbers = [t for t in content if t.number is not None
+                       and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]
                        and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
