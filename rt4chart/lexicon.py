@@ -60,6 +60,9 @@ _NUMBER_WORDS = {
 }
 _MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9, "trillion": 1e12,
                 "percent": 1}
+_WEEKDAY_ABBREVIATIONS = {"mon": "monday", "tue": "tuesday", "tues": "tuesday", "wed": "wednesday",
+                          "thu": "thursday", "thur": "thursday", "thurs": "thursday", "fri": "friday",
+                          "sat": "saturday", "sun": "sunday"}
 _MONTH_ABBREVIATIONS = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june",
                         "jul": "july", "aug": "august", "sep": "september", "sept": "september", "oct": "october",
                         "nov": "november", "dec": "december"}
@@ -129,6 +132,8 @@ def _normalise(surface: str) -> str:
         lower = lower[:-2]
     if "." in lower and re.fullmatch(r"(?:[a-z]\.)+[a-z]?", lower):
         lower = lower.replace(".", "")
+    if surface[:1].isupper() and lower in _WEEKDAY_ABBREVIATIONS:
+        return _WEEKDAY_ABBREVIATIONS[lower]  # 'Sat.' is Saturday, 'sat' stays the verb
     return _MONTH_ABBREVIATIONS.get(lower, lower)
 
 

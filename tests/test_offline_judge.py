@@ -61,6 +61,12 @@ def test_a_spelled_out_count_the_context_only_shows_is_not_decisive():
     assert injured.claims[0].verdict is Verdict.CONTRADICTED  # a matching sentence with another figure
 
 
+def test_weekday_abbreviations_name_the_day():
+    context = "Entry to national parks is free on Saturday and Sunday during National Park Week."
+    assert audit(context, "Entry to national parks is free on Sat. and Sun. during National Park Week.").hallucinated is False
+    assert audit(context, "Entry to national parks is free on Mon. and Tue. during National Park Week.").hallucinated is True
+
+
 def test_an_acronym_may_keep_its_linking_words():
     context = "Cory became the new Head of Household after a long endurance competition."
     report = audit(context, "Cory became the new HOH after a long endurance competition.")
