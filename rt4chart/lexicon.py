@@ -165,10 +165,10 @@ def _words(text: str) -> Iterator[tuple[re.Match, bool]]:
     with 'five years'; in a code that starts with a capital ('COVID-19', 'Par-3') the number names
     rather than counts, so it is kept as a word."""
     for match in _TOKEN.finditer(text):
-        parts = match.group().split("-")
-        if len(parts) > 1 and any(parse_number(p) is not None for p in parts):
-            code = parts[0][:1].isupper()
-            for part in _PART.finditer(text, match.start(), match.end()):
+        parts = list(_PART.finditer(text, match.start(), match.end()))
+        if len(parts) > 1 and any(parse_number(p.group()) is not None for p in parts):
+            code = parts[0].group()[:1].isupper()
+            for part in parts:
                 yield part, code
         else:
             yield match, False
@@ -216,17 +216,19 @@ def initials(words: list[Token], linking: bool = False) -> str:
     return "".join(w.lower[0] for w in words if linking or w.lower not in _LINKING)
 
 
-def run_initials(run: list[Token]) -> set[str]:
-    """Initials of every stretch of two or more capitalised words of a run (acronym candidates),
-    with and without the linking words inside the stretch."""
-    found: set[str] = set()
+def acronym_stretches(run: list[Token]) -> Iterator[tuple[list[Token], set[str]]]:
+    """Each stretch of two to eight capitalised words of a run (linking words inside it kept), with
+    the acronyms it can stand for: its initials with and without the linking words."""
     starts = [i for i, w in enumerate(run) if w.capitalized]
     for a, i in enumerate(starts):
         for j in starts[a + 1:a + 8]:
             stretch = run[i:j + 1]
-            found.add(initials(stretch))
-            found.add(initials(stretch, linking=True))
-    return found
+            yield stretch, {initials(stretch), initials(stretch, linking=True)}
+
+
+def run_initials(run: list[Token]) -> set[str]:
+    """Every acronym a stretch of the run can stand for (acronym candidates of a context)."""
+    return {acronym for _, acronyms in acronym_stretches(run) for acronym in acronyms}
 
 
 def capitalized_runs(tokens: list[Token]) -> list[list[Token]]:

@@ -14,9 +14,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Optional
 
 from ..decompose import split_claims
-from ..lexicon import (Token, antonym_index, capitalized_runs, clauses, comparator, initials, negation_count,
-                       number_key, satisfies,
-                       tokenize)
+from ..lexicon import (Token, acronym_stretches, antonym_index, capitalized_runs, clauses, comparator,
+                       negation_count, number_key, satisfies, tokenize)
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
 
@@ -209,8 +208,7 @@ class OfflineJudge(Judge):
                     Span(start=antonym.start, end=antonym.end)]
             if overlap < self.config.contradiction_overlap:
                 continue
-            numbers = [t for t in content if t.number is not None
-                       and number_key(t.number) not in scope_numbers
+            numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]
                        and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
@@ -289,12 +287,9 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
         if t.capitalized and t.text.isupper() and len(t.lower) >= 2 and t.lower in index.run_initials:
             ok.add(id(t))
     for run in capitalized_runs(tokens):
-        starts = [i for i, w in enumerate(run) if w.capitalized]
-        for a, i in enumerate(starts):
-            for j in starts[a + 1:a + 8]:
-                stretch = run[i:j + 1]
-                if initials(stretch) in index.all_lowers or initials(stretch, linking=True) in index.all_lowers:
-                    ok.update(id(w) for w in stretch if w.capitalized)
+        for stretch, acronyms in acronym_stretches(run):
+            if acronyms & index.all_lowers:
+                ok.update(id(w) for w in stretch if w.capitalized)
     return ok
 
 
