@@ -6,6 +6,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -55,60 +56,57 @@ def app_url(tmp_path_factory):
         proc.kill()
 
 
-def launch(p):
-    return p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-        "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"])
+@contextmanager
+def opened_page(url: str, height: int = 900):
+    """A headless Chromium page on `url`, with the list of any JavaScript dialogs it opened."""
+    dialogs: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": height})
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.goto(url, timeout=60_000)
+            yield page, dialogs
+        finally:
+            browser.close()
 
 
 def test_a_deep_link_into_a_fresh_server_gets_the_app_navigation_and_sidebar(app_url):
     """Runs first on the module's fresh server: Streamlit's legacy pages/ mode must not take over."""
-    with playwright.sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page()
-            page.goto(f"{app_url}/batch", timeout=60_000)
-            page.get_by_role("heading", name="Batch audit").wait_for(timeout=60_000)
-            page.get_by_text("Verification backend").wait_for(timeout=30_000)
-            assert page.get_by_role("link", name="Audit an answer").count() == 1
-            assert page.get_by_role("link", name="shared").count() == 0
-        finally:
-            browser.close()
+    with opened_page(f"{app_url}/batch") as (page, _dialogs):
+        page.get_by_role("heading", name="Batch audit").wait_for(timeout=60_000)
+        page.get_by_text("Verification backend").wait_for(timeout=30_000)
+        assert page.get_by_role("link", name="Audit an answer").count() == 1
+        assert page.get_by_role("link", name="shared").count() == 0
 
 
 def test_example_audit_in_a_real_browser_highlights_spans_and_runs_no_payload(app_url):
-    dialogs = []
-    with playwright.sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1700})
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(app_url, timeout=60_000)
-            page.get_by_role("button", name="Load an example").click(timeout=60_000)
-            playwright.expect(page.get_by_label("Answer to audit")).not_to_have_value("", timeout=30_000)
-            page.get_by_role("button", name="Audit", exact=True).click()
-            marks = page.locator('[data-role="answer"] mark[data-verdict]')
-            marks.first.wait_for(state="visible", timeout=60_000)
-            assert marks.count() >= 1
-            assert page.locator('[data-status="hallucinated"]').first.is_visible()
-            assert page.locator('[data-role="context"] mark[data-evidence]').count() >= 1
-            page.get_by_role("button", name="Download HTML report").wait_for(timeout=30_000)
-            page.wait_for_timeout(1500)
-            (ROOT / "docs").mkdir(exist_ok=True)
-            page.screenshot(path=str(ROOT / "docs" / "screenshot-audit.png"), full_page=True)
+    with opened_page(app_url, height=1700) as (page, dialogs):
+        page.get_by_role("button", name="Load an example").click(timeout=60_000)
+        playwright.expect(page.get_by_label("Answer to audit")).not_to_have_value("", timeout=30_000)
+        page.get_by_role("button", name="Audit", exact=True).click()
+        marks = page.locator('[data-role="answer"] mark[data-verdict]')
+        marks.first.wait_for(state="visible", timeout=60_000)
+        assert marks.count() >= 1
+        assert page.locator('[data-status="hallucinated"]').first.is_visible()
+        assert page.locator('[data-role="context"] mark[data-evidence]').count() >= 1
+        page.get_by_role("button", name="Download HTML report").wait_for(timeout=30_000)
+        page.wait_for_timeout(1500)
+        (ROOT / "docs").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "docs" / "screenshot-audit.png"), full_page=True)
 
-            answer = page.get_by_label("Answer to audit")
-            answer.fill(HOSTILE)
-            page.get_by_label("Question (optional)").click()
-            page.wait_for_timeout(1000)
-            page.get_by_role("button", name="Audit", exact=True).click()
-            page.get_by_text("window.__xss=2").first.wait_for(timeout=60_000)
-            page.wait_for_timeout(1000)
-            assert page.evaluate("window.__xss === undefined")
-            assert dialogs == []
-            assert page.locator('[data-role="answer"] img').count() == 0
-        finally:
-            browser.close()
+        answer = page.get_by_label("Answer to audit")
+        answer.fill(HOSTILE)
+        page.get_by_label("Question (optional)").click()
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Audit", exact=True).click()
+        page.get_by_text("window.__xss=2").first.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        assert page.evaluate("window.__xss === undefined")
+        assert dialogs == []
+        assert page.locator('[data-role="answer"] img').count() == 0
 
 
 def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
@@ -117,21 +115,13 @@ def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
     path.write_text('id,context,answer,question,"<script>window.__xss=4</script>","' + payload.replace('"', '""') + '"\n'
                     '1,"The sky is blue. <iframe src=""javascript:window.__xss=5""></iframe>",'
                     '"The sky is <script>window.__xss=6</script> green.","Is it <b>blue</b>?",x,y\n')
-    dialogs = []
-    with playwright.sync_playwright() as p:
-        browser = launch(p)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1600})
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto(f"{app_url}/batch", timeout=60_000)
-            page.locator('input[type="file"]').first.set_input_files(str(path))
-            page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-            page.get_by_text("Drill down").wait_for(timeout=60_000)
-            page.locator('[data-role="answer"] mark').first.wait_for(timeout=60_000)
-            page.wait_for_timeout(1000)
-            page.screenshot(path=str(tmp_path / "batch.png"), full_page=True)
-            assert page.evaluate("window.__xss === undefined")
-            assert dialogs == []
-            assert page.locator('[data-role="answer"] script, [data-role="context"] iframe').count() == 0
-        finally:
-            browser.close()
+    with opened_page(f"{app_url}/batch", height=1600) as (page, dialogs):
+        page.locator('input[type="file"]').first.set_input_files(str(path))
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text("Drill down").wait_for(timeout=60_000)
+        page.locator('[data-role="answer"] mark').first.wait_for(timeout=60_000)
+        page.wait_for_timeout(1000)
+        page.screenshot(path=str(tmp_path / "batch.png"), full_page=True)
+        assert page.evaluate("window.__xss === undefined")
+        assert dialogs == []
+        assert page.locator('[data-role="answer"] script, [data-role="context"] iframe').count() == 0
