@@ -13,7 +13,7 @@ import streamlit as st
 
 from rt4chart.cache import MemoCache, default_cache_path
 from rt4chart.config import AuditConfig
-from rt4chart.io import InputError, Record, parse_csv, parse_rows
+from rt4chart.io import InputError, Record, parse_rows
 from rt4chart.judges.factory import make_judge
 from rt4chart.render import CSS, answer_html, banner_html, claim_rows, context_html, coverage_text, legend_html, report_html
 from rt4chart.types import AuditReport
@@ -159,7 +159,7 @@ def read_upload(name: str, data: bytes) -> list[dict]:
 
 
 def sample_rows() -> list[dict]:
-    return parse_csv(SAMPLE_CSV.read_text(encoding="utf-8"), SAMPLE_CSV.name)
+    return parse_rows(SAMPLE_CSV.read_bytes(), SAMPLE_CSV.name)
 
 
 def example_record(row_id: str = "harbor-4") -> Record:

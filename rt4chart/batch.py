@@ -34,6 +34,8 @@ def report_key(record: Record, judge: Judge, config: Optional[AuditConfig]) -> s
 def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
                  cache: Optional[MemoCache] = None) -> RowResult:
     """Audit one record (or take its report from `cache`); any failure is captured on the row."""
+    if record.error:
+        return RowResult(record, error=record.error)
     try:
         key = report_key(record, judge, config) if cache is not None else ""
         if cache is not None and (hit := cache.get(key)) is not None:

@@ -1,22 +1,26 @@
-"""File-to-file batch audits (`rt4chart predict` and `rt4chart batch`): streamed input, results in
-input order, per-row errors kept as rows, optional checkpoint journal for resume after a kill."""
+"""File-to-file batch audits (`rt4chart predict` and `rt4chart batch`): a validated input streamed
+row by row, exactly one output line per input record in input order (failed rows included), one
+writer per output, and an optional checkpoint journal for resume after a kill."""
 from __future__ import annotations
 
-import json
 import os
+import stat
+import sys
 import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, Optional, TextIO
 
 from . import __version__
 from .batch import RowResult, run_records
 from .cache import MemoCache
 from .config import AuditConfig
-from .io import Record, iter_records, prediction
+from .errors import InputError
+from .io import Record, json_line, open_table, prediction, table_records
 from .journal import Journal, file_digest, run_fingerprint
 from .judges.base import Judge
+from .locks import exclusive_output
 
 
 @dataclass
@@ -26,17 +30,25 @@ class BatchSummary:
     rows: int = 0
     audited: int = 0
     failed: int = 0
+    unverified: int = 0
     resumed: int = 0
     renamed_ids: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
 
 
 def output_line(row: RowResult) -> dict:
-    """The output line of one row: the prediction, or the row's error (never silently dropped)."""
+    """The output line of one row: the prediction, or the row's error (never silently dropped).
+    `row` is the record's 1-based number in the input, so every line links back to its input row."""
     if row.report is not None:
-        return prediction(row.record.id, row.report)
-    return {"id": row.record.id, "hallucinated": None, "status": "error", "spans": [], "claims": [],
-            "error": row.error}
+        line = prediction(row.record.id, row.report)
+    else:
+        line = {"id": row.record.id, "hallucinated": None, "status": "error", "spans": [], "claims": [],
+                "error": row.error}
+    return {"id": line.pop("id"), "row": row.record.row, **line}
+
+
+def row_status(row: RowResult) -> str:
+    return row.report.status if row.report is not None else "error"
 
 
 def run_settings(judge: Judge, config: AuditConfig) -> dict:
@@ -49,8 +61,8 @@ ENGINES = ("local", "dask")
 
 def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, engine: str, workers: int,
            cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int
-           ) -> Iterator[tuple[int, str, bool]]:
-    """(position, output line, failed) per row, in input order, from the chosen engine."""
+           ) -> Iterator[tuple[int, str, str]]:
+    """(position, output line, status) per row, in input order, from the chosen engine."""
     if engine == "dask":
         from .dask_engine import api_key_of, dask_lines
 
@@ -66,60 +78,106 @@ def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig
             yield record
 
     for row in run_records(records(), judge, config, workers=workers, cache=cache):
-        yield positions.pop(id(row.record)), json.dumps(output_line(row), ensure_ascii=False), row.report is None
+        yield positions.pop(id(row.record)), json_line(output_line(row)), row_status(row)
+
+
+def is_stream(output_path: str) -> bool:
+    """'-' (standard output) or a path that is no regular file (/dev/stdout, a named pipe)."""
+    if output_path == "-":
+        return True
+    try:
+        mode = os.stat(output_path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+class _Ordered:
+    """Enforces the output invariant: positions 0, 1, 2, ... each exactly once, `total` in all."""
+
+    def __init__(self, total: int, source: str):
+        self.total, self.source, self.next = total, source, 0
+
+    def check(self, position: int) -> None:
+        if position != self.next:
+            raise InputError(f"{self.source}: internal error: output row {position} came where row {self.next} "
+                             "belongs; nothing was written (please report this)")
+        self.next += 1
+
+    def finish(self) -> None:
+        if self.next != self.total:
+            raise InputError(f"{self.source}: internal error: {self.next} output rows for {self.total} input "
+                             "records; nothing was written (please report this)")
 
 
 def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[AuditConfig] = None,
               workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
-              cache: Optional[MemoCache] = None, progress: Optional[Callable[..., None]] = None,
+              cache: Optional[MemoCache] = None, progress: Optional[Callable[[int, int], None]] = None,
               mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
-              partition_rows: int = 200) -> BatchSummary:
-    """Audit every record of `input_path` into `output_path` (JSONL, one line per input row, in order).
+              partition_rows: int = 200, delimiter: Optional[str] = None) -> BatchSummary:
+    """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
+    '-' is standard output). `progress(done, total)` is called after each row.
 
-    With a journal, each finished row is committed before the next is reported, and a re-run with the
-    same input and settings skips the rows already done."""
+    The input is validated before any row is audited; the output is locked against a second writer,
+    written to a temporary file and moved into place only when every row is there. With a journal,
+    each finished row is committed before the next is reported, and a re-run with the same input and
+    settings skips the rows already done."""
     config = config or AuditConfig()
     started = time.perf_counter()
+    table = open_table(input_path, delimiter)
     summary = BatchSummary()
-    journal = None
-    if journal_path:
-        fingerprint = run_fingerprint(file_digest(input_path), run_settings(judge, config))
-        journal = Journal(journal_path, fingerprint)
-    try:
+    stream = is_stream(output_path)
+    with ExitStack() as stack:
+        if not stream:
+            stack.enter_context(exclusive_output(output_path))
+        journal = None
+        if journal_path:
+            fingerprint = run_fingerprint(file_digest(input_path), {**run_settings(judge, config),
+                                                                     "mapping": mapping, "delimiter": delimiter})
+            journal = Journal(journal_path, fingerprint)
+            stack.callback(journal.close)
         done = journal.done_positions() if (journal and resume) else set()
         summary.resumed = len(done)
+        finished = len(done)
 
         def todo() -> Iterator[tuple[int, Record]]:
-            for position, record in enumerate(iter_records(input_path, mapping)):
+            for position, record in enumerate(table_records(table, mapping)):
                 summary.rows += 1
                 if record.renamed_from is not None:
                     summary.renamed_ids.append(record.renamed_from)
                 if position not in done:
                     yield position, record
 
-        out_tmp = Path(f"{output_path}.partial")
-        Path(output_path).parent.mkdir(parents=True, exist_ok=True)
-        with ExitStack() as stack:
-            direct = None if journal is not None else stack.enter_context(open(out_tmp, "w", encoding="utf-8"))
-            for position, line, failed in _lines(todo(), judge, config, engine, workers, cache, dask_address,
-                                                 partition_rows):
-                summary.audited += 1
-                if progress:
-                    progress()
-                if journal is not None:
-                    journal.record(position, line, failed)
-                else:
-                    summary.failed += failed
-                    direct.write(line + "\n")
+        if stream:
+            out: TextIO = sys.stdout
+        else:
+            tmp = Path(f"{output_path}.partial")
+            tmp.parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
+            stack.callback(tmp.unlink, missing_ok=True)
+        ordered = _Ordered(table.count, input_path)
+        for position, line, status in _lines(todo(), judge, config, engine, workers, cache, dask_address,
+                                             partition_rows):
+            summary.audited += 1
+            finished += 1
+            if journal is not None:
+                journal.record(position, line, status)
+            else:
+                ordered.check(position)
+                summary.failed += status == "error"
+                summary.unverified += status == "unverified"
+                out.write(line + "\n")
+            if progress:
+                progress(finished, table.count)
         if journal is not None:
-            with open(out_tmp, "w", encoding="utf-8") as out:
-                for line in journal.lines():
-                    out.write(line + "\n")
-            summary.failed = journal.failed()
-        os.replace(out_tmp, output_path)
-    finally:
-        if journal is not None:
-            journal.close()
-        Path(f"{output_path}.partial").unlink(missing_ok=True)
+            for position, line in journal.lines():
+                ordered.check(position)
+                out.write(line + "\n")
+            summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
+        ordered.finish()
+        out.flush()
+        if not stream:
+            out.close()
+            os.replace(tmp, output_path)
     summary.elapsed_s = time.perf_counter() - started
     return summary

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Optional
 from .config import AuditConfig
 from .batch import run_records
 from .batch_run import output_line
-from .io import parse_jsonl, read_text, records_from_rows
+from .io import iter_rows, records_from_rows
 from .judges.base import Judge
 from .metrics import Scores, fmt, score
 
@@ -46,7 +46,7 @@ def load_gold(paths: Iterable[str], limit: Optional[int] = None, seed: Optional[
     """Gold records of one or more benchmark files; `limit` keeps a seeded sample (or the first N)."""
     records: list[dict] = []
     for path in paths:
-        records.extend(parse_jsonl(read_text(path), path))
+        records.extend(iter_rows(path))
     if limit is not None and limit < len(records):
         if seed is not None:
             records = random.Random(seed).sample(records, limit)
@@ -77,7 +77,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     started = time.perf_counter()
     records = list(records_from_rows(gold, source="benchmark"))
     for row in run_records(records, judge, config, workers=workers,
-                           progress=(lambda _r: progress(1)) if progress else None):
+                           progress=(lambda _r: progress()) if progress else None):
         preds.append(output_line(row))
         if row.report is None:
             errors.append(f"{row.record.id}: {row.error}")

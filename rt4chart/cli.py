@@ -32,6 +32,14 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
+def _table_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--delimiter", help="CSV delimiter: ',', ';', 'tab' or '|' (default: tab for .tsv, else comma; "
+                                       "never guessed)")
+    for role, what in (("context", "the retrieved passages"), ("answer", "the answer to audit"),
+                       ("question", "the question (optional)"), ("id", "a row id (default: the row number)")):
+        p.add_argument(f"--{role}-col", metavar="COLUMN", help=f"column with {what} (default: detected by name)")
+
+
 def _build(args) -> tuple:
     options = {}
     if getattr(args, "dry_run", False):
@@ -77,59 +85,78 @@ def cmd_audit(args) -> int:
 
 
 class _Progress:
-    """A tqdm bar on stderr, opened at the first finished row (so input errors print alone)."""
+    """A tqdm bar on stderr with the total and an ETA, opened at the first finished row (so input errors
+    print alone)."""
 
     def __init__(self, total: Optional[int], quiet: bool):
         self.total, self.quiet, self.bar = total, quiet, None
 
-    def __call__(self, *_args) -> None:
+    def __call__(self, done: Optional[int] = None, total: Optional[int] = None) -> None:
         if self.quiet:
             return
         if self.bar is None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=self.total, unit="answer", file=sys.stderr, dynamic_ncols=True, leave=False)
-        self.bar.update(1)
+            self.bar = tqdm(total=total if total is not None else self.total, unit="answer", file=sys.stderr,
+                            dynamic_ncols=True, leave=False, initial=(done - 1) if done else 0)
+        if done is None:
+            self.bar.update(1)
+        else:
+            self.bar.update(done - self.bar.n)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
 
 
+def _mapping(args) -> dict:
+    """Role -> column from --context-col/--answer-col/--question-col/--id-col (unset roles auto-detected)."""
+    return {role: getattr(args, f"{role}_col", None) for role in ("context", "answer", "question", "id")
+            if getattr(args, f"{role}_col", None)}
+
+
 def cmd_predict(args) -> int:
-    """`predict` and `batch`: a file in, one JSON line per row out, in input order."""
-    from .batch_run import run_batch
+    """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
+    from .batch_run import is_stream, run_batch
     from .cache import MemoCache
 
     judge, config = _build(args)
     bar = _Progress(None, args.quiet)
     journal = None
     if getattr(args, "command", "") == "batch" and not args.no_journal:
-        journal = args.journal or f"{args.output}.journal.sqlite3"
+        if args.journal:
+            journal = args.journal
+        elif not is_stream(args.output):
+            journal = f"{args.output}.journal.sqlite3"
     cache = None if (args.no_cache or args.command == "predict") else MemoCache()
     engine = getattr(args, "engine", "local")
     partition_rows = 200
     if getattr(args, "partitions", None):
-        from .io import iter_rows
+        from .tables import open_table
 
-        total = sum(1 for _ in iter_rows(args.input))
+        total = open_table(args.input, args.delimiter).count
         partition_rows = max(1, -(-total // args.partitions))
     try:
         summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
                             resume=not getattr(args, "restart", False), cache=cache, progress=bar,
-                            engine=engine, dask_address=getattr(args, "dask_address", None),
-                            partition_rows=partition_rows)
+                            mapping=_mapping(args), engine=engine, dask_address=getattr(args, "dask_address", None),
+                            partition_rows=partition_rows, delimiter=args.delimiter)
     finally:
         bar.close()
+    where = "standard output" if is_stream(args.output) else args.output
     if summary.renamed_ids:
         print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
               f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
     if summary.resumed:
         print(f"rt4chart: resumed: {summary.resumed} rows were already done, {summary.audited} audited now",
               file=sys.stderr)
+    if summary.unverified:
+        print(f"rt4chart: {summary.unverified} of {summary.rows} answers are unverified (the judge failed on "
+              f"them; see each claim's reason in {where}); they are neither faithful nor hallucinated",
+              file=sys.stderr)
     if summary.failed:
         print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
-              f"{args.output}", file=sys.stderr)
+              f"{where}", file=sys.stderr)
     return 1 if summary.failed else 0
 
 
@@ -207,16 +234,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_audit)
 
     p = sub.add_parser("predict", help="audit every record of a JSONL/CSV file, write predictions JSONL")
-    p.add_argument("input")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("input", help=".jsonl, .csv/.tsv or .parquet file (validated first, then streamed)")
+    p.add_argument("-o", "--output", required=True, help="output JSONL, one line per input record ('-': stdout)")
+    _table_args(p)
     p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser("batch", help="like predict, with a checkpoint journal: a killed run resumes where it stopped")
-    p.add_argument("input", help=".jsonl or .csv file (streamed)")
-    p.add_argument("-o", "--output", required=True, help="output JSONL, one line per input row, in input order")
+    p.add_argument("input", help=".jsonl, .csv/.tsv or .parquet file (validated first, then streamed)")
+    p.add_argument("-o", "--output", required=True,
+                   help="output JSONL, one line per input record, in input order ('-': stdout)")
+    _table_args(p)
     p.add_argument("--workers", type=int, default=1, help="concurrent audits (bounded thread pool)")
     p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
     p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
@@ -264,6 +294,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        _quiet_stdout()  # `rt4chart ... | head`: the reader is gone; end quietly
+        return 141
     except (InputError, JudgeConfigError, ValueError, OSError) as exc:
         if getattr(args, "debug", False):
             traceback.print_exc()
@@ -272,6 +305,17 @@ def main(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         print("rt4chart: interrupted", file=sys.stderr)
         return 130
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

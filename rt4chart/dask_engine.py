@@ -17,9 +17,9 @@ from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
 from .batch import audit_record
-from .batch_run import output_line
+from .batch_run import output_line, row_status
 from .config import AuditConfig
-from .io import Record
+from .io import Record, json_line
 from .judges.base import Judge
 
 try:  # the `dask` extra; without it the local engine still works and --engine dask says what is missing
@@ -59,14 +59,14 @@ def _worker_judge(name: str, options_json: str) -> Judge:
 
 
 def audit_partition(rows: list[tuple[int, Record]], judge_name: str, options_json: str,
-                    config_json: str) -> list[tuple[int, str, bool]]:
-    """Runs on a worker: audit each row in isolation; returns (position, output line, failed)."""
+                    config_json: str) -> list[tuple[int, str, str]]:
+    """Runs on a worker: audit each row in isolation; returns (position, output line, status)."""
     judge = _worker_judge(judge_name, options_json)
     config = AuditConfig.model_validate_json(config_json)
     out = []
     for position, record in rows:
         row = audit_record(record, judge, config)
-        out.append((position, json.dumps(output_line(row), ensure_ascii=False), row.report is None))
+        out.append((position, json_line(output_line(row)), row_status(row)))
     return out
 
 
@@ -103,8 +103,8 @@ def connect(address: Optional[str], workers: int):
 
 def dask_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, api_key: Optional[str],
                address: Optional[str] = None, workers: int = 2, partition_rows: int = 200
-               ) -> Iterator[tuple[int, str, bool]]:
-    """(position, output line, failed) for every row, in input order, computed on Dask workers."""
+               ) -> Iterator[tuple[int, str, str]]:
+    """(position, output line, status) for every row, in input order, computed on Dask workers."""
     options_json = json.dumps(judge.rebuild_options(), sort_keys=True)
     config_json = config.model_dump_json()
     client = connect(address, workers)

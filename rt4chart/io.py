@@ -1,37 +1,16 @@
-"""Reading inputs (text files, JSONL/CSV records) with clear errors, and writing predictions."""
+"""Records to audit from tables (column mapping, ids, per-record problems), text files, and the
+prediction lines written for them."""
 from __future__ import annotations
 
-import csv
-import io
-import itertools
 import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
+from .errors import InputError
+from .tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 from .types import AuditReport
-
-
-class InputError(ValueError):
-    """Bad input, with a message that says what is wrong and what to do."""
-
-
-def decode_bytes(data: bytes, name: str) -> str:
-    """UTF-8 (with or without BOM); anything else is an error naming the likely encoding."""
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        guess = None
-        try:
-            from charset_normalizer import from_bytes
-
-            best = from_bytes(data[:200_000]).best()
-            guess = best.encoding if best else None
-        except ImportError:  # pragma: no cover - charset_normalizer ships with requests/openai installs
-            pass
-        hint = f" It looks like {guess}; convert it with: iconv -f {guess} -t utf-8 {name}" if guess else ""
-        raise InputError(f"{name} is not valid UTF-8 (byte {exc.start}).{hint}") from None
 
 
 def read_text(path: str) -> str:
@@ -46,7 +25,8 @@ def read_text(path: str) -> str:
 
 @dataclass
 class Record:
-    """One row to audit."""
+    """One row to audit. `row` is its 1-based record number in the input; `error` is set when the
+    record itself cannot be audited (e.g. invalid Unicode), which makes it a failed row, never the run's."""
 
     id: str
     context: str
@@ -54,6 +34,8 @@ class Record:
     question: Optional[str] = None
     extra: dict = field(default_factory=dict)
     renamed_from: Optional[str] = None  # set when a repeated id was made unique
+    row: int = 0
+    error: Optional[str] = None
 
 
 CONTEXT_NAMES = ("context", "contexts", "source", "document", "passage", "passages", "retrieved_context",
@@ -77,17 +59,33 @@ def detect_columns(columns: list[str]) -> dict[str, Optional[str]]:
             "id": pick(ID_NAMES)}
 
 
-_MISSING = {"nan", "NaN", "NULL", "null", "None"}
-
-
 def _cell(value) -> Optional[str]:
-    """A cell as text; empty, NaN (pandas) and NULL (SQL) exports mean missing."""
+    """A cell as text, exactly as written; only a missing value (None, a float NaN from a Parquet or
+    JSON null) or an empty/blank cell is missing. Text such as 'NULL' or 'nan' is kept as text."""
     if value is None:
         return None
     if isinstance(value, float) and value != value:
         return None
-    text = value if isinstance(value, str) else (json.dumps(value) if isinstance(value, (dict, list)) else str(value))
-    return None if text.strip() in _MISSING or not text.strip() else text
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = str(value)
+    return text if text.strip() else None
+
+
+def unicode_problem(text: str) -> Optional[str]:
+    """Where `text` holds a code point that no UTF-8 output can carry (a lone surrogate), if anywhere."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}"
+    return None
 
 
 def _question_of(row: dict, column: Optional[str]) -> Optional[str]:
@@ -99,158 +97,96 @@ def _question_of(row: dict, column: Optional[str]) -> Optional[str]:
     return None
 
 
-def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input") -> Iterator[Record]:
-    """Records from dict rows (consumed lazily) with a role -> column mapping (auto-detected when not given).
-
-    Ids come from the id column, else the row number; a repeated id gets a '#n' suffix so no row is
-    lost or merged (`Record.renamed_from` keeps the original)."""
-    iterator = iter(rows)
-    first = next(iterator, None)
-    if first is None:
-        return
-    columns = list(first.keys())
+def resolve_roles(columns: list[str], mapping: Optional[dict], source: str) -> dict[str, Optional[str]]:
+    """The role -> column mapping (auto-detected, then overridden by `mapping`); missing roles raise."""
     roles = detect_columns(columns)
-    roles.update({k: v for k, v in (mapping or {}).items() if v})
-    missing = [r for r in ("context", "answer") if not roles.get(r) or roles[r] not in columns]
+    roles.update({k: v for k, v in (mapping or {}).items() if v and k in roles})
+    unknown = [f"{role} -> {col!r}" for role, col in roles.items() if col and col not in columns]
+    if unknown:
+        raise InputError(f"{source}: no such column for {', '.join(unknown)}. Columns found: "
+                         f"{', '.join(map(str, columns)) or '(none)'}")
+    missing = [r for r in ("context", "answer") if not roles.get(r)]
     if missing:
         raise InputError(f"{source}: no column for {' and '.join(missing)}. Columns found: "
                          f"{', '.join(map(str, columns)) or '(none)'}. Needed: a context column (one of "
                          f"{', '.join(CONTEXT_NAMES[:4])}...) and an answer column (one of "
                          f"{', '.join(ANSWER_NAMES[:4])}...), or map them explicitly.")
-    seen: dict[str, int] = {}
-    for n, row in enumerate(itertools.chain([first], iterator), 1):
+    return roles
+
+
+def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input",
+                      columns: Optional[list[str]] = None) -> Iterator[Record]:
+    """Records from dict rows (consumed lazily), one per row, in order, with a role -> column mapping.
+
+    `columns` are the table's columns (else the first row's keys). Ids come from the id column, else
+    the row number; a repeated id gets a '#n' suffix so no row is lost or merged (`renamed_from` keeps
+    the original). A record whose texts hold invalid Unicode carries an `error` instead of being audited."""
+    iterator = iter(rows)
+    first = next(iterator, None)
+    if first is None:
+        return
+    roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source)
+    used: set[str] = set()
+    suffixes: dict[str, int] = {}
+    n = 0
+    for row in _chain(first, iterator):
+        n += 1
         rid = _cell(row.get(roles["id"])) if roles.get("id") else None
         rid = rid if rid is not None else str(n)
         original = None
-        if rid in seen:
-            seen[rid] += 1
-            original, rid = rid, f"{rid}#{seen[rid]}"
-        else:
-            seen[rid] = 1
-        yield Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "", answer=_cell(row.get(roles["answer"])) or "",
-                     question=_question_of(row, roles.get("question")),
-                     extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])})
+        if rid in used:
+            original, k = rid, suffixes.get(rid, 1)
+            while f"{original}#{k}" in used or k == 1:
+                k += 1
+            suffixes[original], rid = k, f"{original}#{k}"
+        used.add(rid)
+        record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
+                        answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
+                        extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
+        for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),
+                            ("question", record.question or "")):
+            problem = unicode_problem(value)
+            if problem:
+                record.error = f"InputError: the {name} is not valid Unicode ({problem}); fix the record and re-run"
+                break
+        yield record
 
 
-def _json_row(line: str, source: str, n: int) -> Optional[dict]:
-    if not line.strip():
-        return None
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{source}:{n}: not valid JSON ({exc.msg}); each line must be one JSON object") from None
-    if not isinstance(obj, dict):
-        raise InputError(f"{source}:{n}: expected a JSON object, got {type(obj).__name__}")
-    return obj
+def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:
+    yield first
+    yield from rest
 
 
-def parse_jsonl(text: str, source: str) -> list[dict]:
-    return [row for n, line in enumerate(text.splitlines(), 1) if (row := _json_row(line, source, n)) is not None]
+def iter_rows(path: str, delimiter: Optional[str] = None) -> Iterator[dict]:
+    """Rows of a .jsonl, .csv/.tsv or .parquet file, validated first, then streamed (bounded memory)."""
+    return open_table(path, delimiter).rows()
 
 
-def _dialect(sample: str):
-    try:
-        return csv.Sniffer().sniff(sample, delimiters=",;\t|")
-    except csv.Error:
-        return csv.excel
+def table_records(table: Table, mapping: Optional[dict] = None) -> Iterator[Record]:
+    """The records of a validated table, one per record, in order."""
+    return records_from_rows(table.rows(), mapping, table.source, columns=table.columns)
 
 
-def _csv_rows(handle, sample: str, source: str) -> Iterator[dict]:
-    csv.field_size_limit(sys.maxsize)
-    reader = csv.DictReader(handle, dialect=_dialect(sample))
-    if not reader.fieldnames:
-        raise InputError(f"{source}: the CSV file is empty (no header row)")
-    for row in reader:
-        if any((v or "").strip() for v in row.values() if isinstance(v, str)):
-            yield row
+def iter_records(path: str, mapping: Optional[dict] = None, delimiter: Optional[str] = None) -> Iterator[Record]:
+    """Records of a file, validated first, then streamed."""
+    return table_records(open_table(path, delimiter), mapping)
 
 
-def parse_csv(text: str, source: str) -> list[dict]:
-    return list(_csv_rows(io.StringIO(text), text[:65_536], source))
+def read_records(path: str, mapping: Optional[dict] = None, delimiter: Optional[str] = None) -> list[Record]:
+    """All records of a .jsonl/.json, .csv/.tsv or .parquet file."""
+    return list(iter_records(path, mapping, delimiter))
 
 
-def _is_csv(path: str) -> bool:
-    return Path(path).suffix.lower() in (".csv", ".tsv", ".txt")
+def parse_rows(data: bytes, name: str, delimiter: Optional[str] = None) -> list[dict]:
+    """Rows of a whole file held in memory (an upload), read by the same reader as files."""
+    return list(table_from_bytes(data, name, delimiter).rows())
 
 
-def _sample_text(head: bytes, path: str) -> str:
-    """The first bytes as text (a character cut at the end is dropped); non-UTF-8 raises early."""
-    for cut in range(4):
-        try:
-            return head[:len(head) - cut].decode("utf-8-sig")
-        except UnicodeDecodeError:
-            continue
-    return decode_bytes(head, path)  # raises the error that names the likely encoding
-
-
-def _parquet_rows(path: str) -> Iterator[dict]:
-    """Rows of a Parquet file, streamed batch by batch (needs pyarrow, which the app extra brings)."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError(f"{path}: reading Parquet needs pyarrow (pip install pyarrow)") from None
-    try:
-        parquet = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow raises several types for a file that is not Parquet
-        raise InputError(f"{path}: not a readable Parquet file ({type(exc).__name__})") from None
-    for batch in parquet.iter_batches(batch_size=1024):
-        yield from batch.to_pylist()
-
-
-def check_head(head: bytes, name: str) -> None:
-    """Refuse an empty or binary file from its first bytes, with a message that says so."""
-    if not head.strip():
-        raise InputError(f"{name}: the file is empty")
-    if b"\x00" in head[:65_536]:
-        raise InputError(f"{name}: looks like a binary file (NUL bytes); expected CSV or JSONL text")
-
-
-def parse_rows(data: bytes, name: str) -> list[dict]:
-    """Rows of a whole CSV/TSV or JSONL file held in memory (e.g. an upload), chosen by its suffix."""
-    check_head(data, name)
-    text = decode_bytes(data, name)
-    suffix = Path(name).suffix.lower()
-    if suffix in (".jsonl", ".json", ".ndjson"):
-        return parse_jsonl(text, name)
-    if suffix in (".csv", ".tsv", ".txt"):
-        return parse_csv(text, name)
-    raise InputError(f"{name}: unsupported file type {suffix or '(none)'}; use .csv, .tsv or .jsonl")
-
-
-def iter_rows(path: str) -> Iterator[dict]:
-    """Rows of a .jsonl, .csv/.tsv or .parquet file, streamed (bounded memory), with clear errors."""
-    p = Path(path)
-    if not p.is_file():
-        raise InputError(f"{path}: no such file")
-    if p.suffix.lower() == ".parquet":
-        yield from _parquet_rows(path)
-        return
-    with p.open("rb") as raw:
-        head = raw.read(65_536)
-    check_head(head, path)
-    sample = _sample_text(head, path)
-    try:
-        with p.open("r", encoding="utf-8-sig", newline="" if _is_csv(path) else None) as handle:
-            if _is_csv(path):
-                yield from _csv_rows(handle, sample, path)
-            else:
-                for n, line in enumerate(handle, 1):
-                    row = _json_row(line, path, n)
-                    if row is not None:
-                        yield row
-    except UnicodeDecodeError:
-        decode_bytes(p.read_bytes()[:2_000_000], path)  # raises with the likely encoding
-        raise InputError(f"{path} is not valid UTF-8") from None
-
-
-def iter_records(path: str, mapping: Optional[dict] = None) -> Iterator[Record]:
-    """Records of a file, streamed."""
-    return records_from_rows(iter_rows(path), mapping, path)
-
-
-def read_records(path: str, mapping: Optional[dict] = None) -> list[Record]:
-    """All records of a .jsonl/.json or .csv/.tsv file."""
-    return list(iter_records(path, mapping))
+def json_line(obj: dict) -> str:
+    """One JSON line, readable UTF-8 where possible; text no UTF-8 can carry (a lone surrogate in an
+    id) is written as a JSON escape, so the line is still exact and the file still valid."""
+    line = json.dumps(obj, ensure_ascii=False)
+    return line if unicode_problem(line) is None else json.dumps(obj)
 
 
 def prediction(record_id: str, report: AuditReport) -> dict:

@@ -36,33 +36,34 @@ class Journal:
         self._conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
-        self._conn.execute("CREATE TABLE IF NOT EXISTS rows (run TEXT NOT NULL, position INTEGER NOT NULL, "
-                           "line TEXT NOT NULL, failed INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (run, position))")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS journal_rows (run TEXT NOT NULL, position INTEGER NOT NULL, "
+                           "line TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (run, position))")
         self._conn.commit()
 
     def done_positions(self) -> set[int]:
-        cur = self._conn.execute("SELECT position FROM rows WHERE run = ?", (self.fingerprint,))
+        cur = self._conn.execute("SELECT position FROM journal_rows WHERE run = ?", (self.fingerprint,))
         return {row[0] for row in cur}
 
-    def record(self, position: int, line: str, failed: bool = False) -> None:
+    def record(self, position: int, line: str, status: str) -> None:
         """Commit one finished row (idempotent: a row written twice keeps one copy)."""
-        self._conn.execute("INSERT OR REPLACE INTO rows (run, position, line, failed) VALUES (?, ?, ?, ?)",
-                           (self.fingerprint, position, line, int(failed)))
+        self._conn.execute("INSERT OR REPLACE INTO journal_rows (run, position, line, status) VALUES (?, ?, ?, ?)",
+                           (self.fingerprint, position, line, status))
         self._conn.commit()
 
-    def failed(self) -> int:
-        """Finished rows of this run that ended with an error."""
-        return self._conn.execute("SELECT COUNT(*) FROM rows WHERE run = ? AND failed = 1",
-                                  (self.fingerprint,)).fetchone()[0]
+    def count_status(self, status: str) -> int:
+        """Finished rows of this run with this status ('error', 'unverified', ...)."""
+        return self._conn.execute("SELECT COUNT(*) FROM journal_rows WHERE run = ? AND status = ?",
+                                  (self.fingerprint, status)).fetchone()[0]
 
-    def lines(self) -> Iterator[str]:
-        """Every finished row's line, in input order (streamed)."""
-        cur = self._conn.execute("SELECT line FROM rows WHERE run = ? ORDER BY position", (self.fingerprint,))
-        for (line,) in cur:
-            yield line
+    def lines(self) -> Iterator[tuple[int, str]]:
+        """Every finished row's (position, line), in input order (streamed)."""
+        cur = self._conn.execute("SELECT position, line FROM journal_rows WHERE run = ? ORDER BY position",
+                                 (self.fingerprint,))
+        yield from cur
 
     def count(self) -> int:
-        return self._conn.execute("SELECT COUNT(*) FROM rows WHERE run = ?", (self.fingerprint,)).fetchone()[0]
+        return self._conn.execute("SELECT COUNT(*) FROM journal_rows WHERE run = ?",
+                                  (self.fingerprint,)).fetchone()[0]
 
     def close(self) -> None:
         self._conn.close()

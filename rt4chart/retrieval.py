@@ -42,13 +42,14 @@ class SentenceIndex:
         return len(self.sentences)
 
     def score(self, query_stems: Iterable[str], sentence_id: int) -> float:
-        """BM25 score of one sentence for a bag of query stems."""
+        """BM25 score of one sentence for a bag of query stems. Terms are summed in sorted order: a float
+        sum over a set would depend on the hash seed, and so would every tie-break and threshold after it."""
         counts = self.term_counts[sentence_id]
         if not counts:
             return 0.0
         norm = self._k1 * (1 - self._b + self._b * self.lengths[sentence_id] / (self.avg_length or 1.0))
         total = 0.0
-        for term in set(query_stems):
+        for term in sorted(set(query_stems)):
             tf = counts.get(term, 0)
             if tf:
                 total += self.idf[term] * tf * (self._k1 + 1) / (tf + norm)
@@ -56,7 +57,7 @@ class SentenceIndex:
 
     def rank(self, query_stems: Iterable[str], sentence_ids: Iterable[int], k: int) -> list[tuple[int, float]]:
         """The `k` best sentences among `sentence_ids` with a positive score, best first."""
-        query = set(query_stems)
+        query = sorted(set(query_stems))
         scored = [(i, self.score(query, i)) for i in sentence_ids]
         scored = [pair for pair in scored if pair[1] > 0]
         scored.sort(key=lambda pair: (-pair[1], pair[0]))

@@ -71,7 +71,7 @@ def wait_for_journal_rows(journal, rows: int, still_running, timeout_s: float = 
             continue
         try:
             with sqlite3.connect(journal, timeout=5) as conn:
-                if conn.execute("SELECT COUNT(*) FROM rows").fetchone()[0] >= rows:
+                if conn.execute("SELECT COUNT(*) FROM journal_rows").fetchone()[0] >= rows:
                     return True
         except sqlite3.OperationalError:
             continue

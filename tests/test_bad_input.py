@@ -19,12 +19,14 @@ def cli(*args, cwd=None):
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "RT4CHART_CACHE_DIR": str(cwd or ROOT)})
 
 
-def test_a_semicolon_csv_and_a_tsv_are_read(tmp_path):
+def test_a_tsv_is_read_by_its_extension_and_a_semicolon_csv_by_an_explicit_delimiter(tmp_path):
     (tmp_path / "a.csv").write_text("id;context;answer\n1;The sky is blue.;The sky is blue.\n")
     (tmp_path / "b.tsv").write_text("id\tcontext\tanswer\n1\tThe sky is blue.\tThe sky is blue.\n")
-    for name in ("a.csv", "b.tsv"):
-        records = read_records(str(tmp_path / name))
-        assert [(r.id, r.answer) for r in records] == [("1", "The sky is blue.")]
+    assert [(r.id, r.answer) for r in read_records(str(tmp_path / "b.tsv"))] == [("1", "The sky is blue.")]
+    assert [(r.id, r.answer) for r in read_records(str(tmp_path / "a.csv"), delimiter=";")] == [
+        ("1", "The sky is blue.")]
+    with pytest.raises(InputError, match="separated by semicolons.*--delimiter ';'"):
+        read_records(str(tmp_path / "a.csv"))  # never guessed from the content
 
 
 def test_missing_columns_are_named_with_the_columns_found(tmp_path):
@@ -35,13 +37,15 @@ def test_missing_columns_are_named_with_the_columns_found(tmp_path):
     assert "no column for context and answer" in message and "Columns found: id, text, reply" in message
 
 
-def test_duplicate_ids_empty_rows_and_nan_cells_lose_nothing(tmp_path):
-    (tmp_path / "x.csv").write_text("id,context,answer,question\n1,C one.,A one.,NaN\n,,,\n1,C two.,A two.,\n"
+def test_duplicate_ids_empty_rows_and_nan_text_lose_nothing(tmp_path):
+    (tmp_path / "x.csv").write_text("id,context,answer,question\n1,C one.,A one.,\n,,,\n1,C two.,A two.,\n"
                                     "2,nan,A three.,Why?\n")
     records = read_records(str(tmp_path / "x.csv"))
-    assert [r.id for r in records] == ["1", "1#2", "2"]
-    assert records[1].renamed_from == "1"
-    assert records[0].question is None and records[2].context == "" and records[2].question == "Why?"
+    assert [r.id for r in records] == ["1", "2", "1#2", "2#2"]  # the empty row is a record too (row 2)
+    assert [r.row for r in records] == [1, 2, 3, 4]
+    assert records[2].renamed_from == "1" and records[3].renamed_from == "2"
+    assert records[0].question is None and records[1].answer == ""
+    assert records[3].context == "nan" and records[3].question == "Why?"  # text is kept as written
 
 
 @pytest.mark.parametrize("encoding", ["latin-1", "utf-16"])
@@ -62,7 +66,7 @@ def test_binary_garbage_is_refused(tmp_path):
 def test_invalid_json_names_the_line(tmp_path):
     path = tmp_path / "x.jsonl"
     path.write_text('{"id": 1, "context": "a", "answer": "b"}\n{"id": 2, "context": \n')
-    with pytest.raises(InputError, match=r"x.jsonl:2: not valid JSON"):
+    with pytest.raises(InputError, match=r"x.jsonl: line 2: not valid JSON"):
         read_records(str(path))
 
 
