@@ -11,6 +11,7 @@ from .cache import MemoCache, cache_key
 from .config import AuditConfig
 from .io import Record
 from .judges.base import Judge
+from .judges.llm_client import JudgeFatalError
 from .pipeline import audit
 from .types import AuditReport, Verdict
 
@@ -39,13 +40,24 @@ def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
     try:
         key = report_key(record, judge, config) if cache is not None else ""
         if cache is not None and (hit := cache.get(key)) is not None:
-            return RowResult(record, report=AuditReport.model_validate(hit))
+            return RowResult(record, report=served_from_cache(AuditReport.model_validate(hit)))
         report = audit(record.context, record.answer, record.question, judge=judge, config=config)
         if cache is not None and not any(c.verdict is Verdict.UNVERIFIED for c in report.claims):
             cache.put(key, report.model_dump(mode="json"))  # a report with a failed claim is redone next time
         return RowResult(record, report=report)
+    except JudgeFatalError:
+        raise  # the endpoint refuses the configuration: no row can succeed, so the run stops
     except Exception as exc:  # per-row isolation: a bad row is reported, the run goes on
         return RowResult(record, error=f"{type(exc).__name__}: {exc}")
+
+
+def served_from_cache(report: AuditReport) -> AuditReport:
+    """A stored report as served now: its calls were made by an earlier run, so they count as cached
+    and cost nothing now (no calls, no tokens, no failures)."""
+    c = report.coverage
+    report.coverage = c.model_copy(update={"cached_calls": c.cached_calls + c.judge_calls, "judge_calls": 0,
+                                           "failed_calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+    return report
 
 
 def run_records(records: Iterable[Record], judge: Judge, config: Optional[AuditConfig] = None,

@@ -145,6 +145,9 @@ def _absorb(items: dict[str, ActionItem], new: list, extra_rows: Optional[dict[s
     return result
 
 
+REPLY_TOKENS = 2_048  # a list of action items, each a title and a few sentences
+
+
 def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10, patience: int = 3,
                    workers: int = 4) -> InsightsReport:
     """Run warm-up, parallel phase and consolidation over audited rows."""
@@ -161,7 +164,8 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     stable = 0
     for row in warm:
         prompt = prompts.render("insights_warmup", items=_items_json(items), row=row_digest(row))
-        reply, failure = ask(client, prompt, _schema(_Warmup), "insights_warmup", _Warmup, usage, system=system)
+        reply, failure = ask(client, prompt, _schema(_Warmup), "insights_warmup", _Warmup, usage, system=system,
+                             max_tokens=REPLY_TOKENS)
         report.warmup_steps += 1
         report.warmup_rows.append(row.id)
         if reply is None:
@@ -183,7 +187,8 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
         own = Usage()
         t0 = time.perf_counter()
         prompt = prompts.render("insights_check", items=frozen, row=row_digest(row))
-        reply, failure = ask(client, prompt, _schema(_Check), "insights_check", _Check, own, system=system)
+        reply, failure = ask(client, prompt, _schema(_Check), "insights_check", _Check, own, system=system,
+                             max_tokens=REPLY_TOKENS)
         return row, reply, failure, own, time.perf_counter() - t0
 
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
@@ -212,7 +217,7 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
         prompt = prompts.render("insights_consolidate", items=_items_json(items),
                                 candidates=json.dumps([c.model_dump() for c in candidates], ensure_ascii=False))
         reply, failure = ask(client, prompt, _schema(_Consolidated), "insights_consolidate", _Consolidated, usage,
-                             system=system)
+                             system=system, max_tokens=2 * REPLY_TOKENS)
         if reply is None:
             report.failures.append(f"consolidation: {failure}; candidates kept as separate items")
             items.update({c.id: ActionItem(id=c.id, title=c.title, description=c.description,

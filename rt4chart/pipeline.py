@@ -5,6 +5,7 @@ import time
 from typing import Optional
 
 from . import __version__
+from .claim_coverage import ensure_coverage
 from .config import AuditConfig
 from .judges.base import AuditInput, Judge, Judgement, Usage
 from .lexicon import tokenize
@@ -104,6 +105,10 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     windows = make_windows(len(data.context_sentences), config.window_size, config.window_stride)
     notes: list[str] = []
     claims = judge.decompose(data, usage) if data.answer_sentences else []
+    claims, added = ensure_coverage(claims, answer, data.answer_sentences)
+    if added:
+        notes.append(f"the decomposition left {added} part{'s' if added != 1 else ''} of the answer without a "
+                     "claim; rule-based claims were added for them and verified like the others")
     if not claims:
         notes.append("the answer is empty: nothing to check" if not answer.strip()
                      else "no checkable claim was found in the answer")
@@ -147,14 +152,15 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     status, hallucinated = and_join([r.verdict for r in results])
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
-                        window_checks=window_checks, judge_calls=usage.calls, cached_calls=usage.cached_calls,
+                        window_checks=window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
+                        cached_calls=usage.cached_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                         elapsed_s=round(time.perf_counter() - started, 4),
                         reflection_rounds=len(reflection.rounds) if reflection else 0)
     manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
                         settings={"audit": config.model_dump(), "judge": judge.settings(),
                                   "segmenter": segmenter_name()},
-                        prompt_hashes=judge.prompt_hashes())
+                        prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())
     return AuditReport(context=context, answer=answer, question=data.question, status=status,
                        hallucinated=hallucinated, spans=spans, claims=results,
                        context_sentences=data.context_sentences, windows=windows, coverage=coverage,

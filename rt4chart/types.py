@@ -60,6 +60,7 @@ class Claim(BaseModel):
     text: str
     spans: list[Span]
     sentence_index: int = 0
+    origin: Literal["judge", "coverage"] = "judge"  # "coverage": added for a sentence the judge left out
 
 
 class Evidence(BaseModel):
@@ -100,8 +101,9 @@ class Coverage(BaseModel):
     context_sentences: int = 0
     windows: int = 0
     window_checks: int = 0
-    judge_calls: int = 0
-    cached_calls: int = 0
+    judge_calls: int = 0     # every request sent, retries and failures included
+    failed_calls: int = 0    # requests that failed or whose reply was unusable
+    cached_calls: int = 0    # answered from the memo cache: nothing sent
     prompt_tokens: int = 0
     completion_tokens: int = 0
     elapsed_s: float = 0.0
@@ -141,6 +143,7 @@ class Manifest(BaseModel):
     model: Optional[str] = None
     settings: dict = Field(default_factory=dict)
     prompt_hashes: dict[str, str] = Field(default_factory=dict)
+    endpoint: dict = Field(default_factory=dict)  # discovered, not chosen: response format, context size
 
 
 AnswerStatus = Literal["hallucinated", "faithful", "unverified", "empty"]

@@ -16,6 +16,24 @@ def answer_of(prompt: str) -> str:
     return prompt.split("<answer>\n")[1].split("\n</answer>")[0]
 
 
+_NAMES_BY_KEYS = {("claims",): "decomposition", ("results",): "verification", ("revisions", "success"): "reflection",
+                  ("items", "success"): "insights_warmup", ("adds_new", "new_items", "supports"): "insights_check",
+                  ("items",): "insights_consolidate"}
+
+
+def schema_name_of(request: dict) -> str:
+    """The schema a request asks for, in any response format (json_schema, json_object + schema, or the
+    schema only in the system prompt)."""
+    fmt = request.get("response_format") or {}
+    if fmt.get("type") == "json_schema":
+        return fmt["json_schema"]["name"]
+    schema = fmt.get("schema")
+    if schema is None:
+        system = request["messages"][0]["content"]
+        schema = json.loads(system[system.index("matches this JSON schema exactly:\n") + 35:])
+    return _NAMES_BY_KEYS[tuple(sorted(schema["properties"]))]
+
+
 def default_reply(schema_name: str, prompt: str) -> str:
     """Sentence-per-claim decomposition; every claim entailed by sentence 0."""
     if schema_name == "reflection":
@@ -48,15 +66,14 @@ class FakeOpenAI:
 
     def _create(self, **kwargs):
         self.requests.append(kwargs)
-        name = kwargs["response_format"]["json_schema"]["name"]
-        prompt = kwargs["messages"][-1]["content"] if kwargs["messages"][-1]["role"] == "user" else ""
+        name = schema_name_of(kwargs)
         prompt = next(m["content"] for m in kwargs["messages"] if m["role"] == "user")
         text = self._script(name, prompt, len(self.requests))
         return SimpleNamespace(choices=[SimpleNamespace(message=SimpleNamespace(content=text))],
                                usage=SimpleNamespace(prompt_tokens=len(prompt) // 4, completion_tokens=len(text) // 4))
 
     def names(self) -> list[str]:
-        return [r["response_format"]["json_schema"]["name"] for r in self.requests]
+        return [schema_name_of(r) for r in self.requests]
 
 
 def wait_for_journal_rows(journal, rows: int, still_running, timeout_s: float = 120.0) -> bool:

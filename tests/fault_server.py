@@ -17,7 +17,7 @@ import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .fakes import claim_ids, default_reply
+from .fakes import claim_ids, default_reply, schema_name_of
 
 FAULTS = ("429", "500", "slow", "garbage", "truncated", "reset")
 
@@ -99,7 +99,7 @@ class FaultServer:
         if fault == "slow":
             time.sleep(self.slow_s)
         request = json.loads(body)
-        name = request["response_format"]["json_schema"]["name"]
+        name = schema_name_of(request)
         prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
         content = default_reply(name, prompt)
         if name == "verification" and self.verdict_for is not None:

@@ -7,7 +7,8 @@ from rt4chart import audit
 from rt4chart.cache import MemoCache
 from rt4chart.config import AuditConfig
 from rt4chart.judges.factory import make_judge
-from rt4chart.judges.llm_client import JudgeConfigError, OpenAIChatClient
+from rt4chart.judges.llm_client import JudgeConfigError
+from rt4chart.judges.openai_client import OpenAIChatClient
 from rt4chart.judges.openai_judge import OpenAIJudge
 from rt4chart.types import Verdict
 
@@ -120,7 +121,7 @@ def test_an_unknown_judge_names_the_valid_choices():
 
 def test_a_context_over_the_global_budget_is_checked_in_windows_and_the_cut_is_reported():
     fake = FakeOpenAI()
-    judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None), max_global_chars=2_000)
+    judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None), context_tokens=4_000)
     context = " ".join(f"Station {i} measured {i * 3} millimetres of rain." for i in range(400))
     report = audit(context, "Station 7 measured 21 millimetres of rain.", judge=judge,
                    config=AuditConfig(window_size=8, window_stride=4))

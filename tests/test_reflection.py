@@ -6,7 +6,7 @@ import pytest
 from rt4chart import audit
 from rt4chart.cache import MemoCache
 from rt4chart.config import AuditConfig
-from rt4chart.judges.llm_client import OpenAIChatClient
+from rt4chart.judges.openai_client import OpenAIChatClient
 from rt4chart.judges.openai_judge import OpenAIJudge
 from rt4chart.types import Verdict
 

@@ -103,11 +103,14 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         assert files
         for blob in texts + [p.read_bytes().decode("utf-8", "replace") for p in files]:
             assert SECRET not in blob
-        # a rejected key: the error names the failure, never the key
+        # a rejected key (the server echoes it): the run stops with a message that never holds the key
+        from rt4chart.judges.llm_client import JudgeFatalError
+
         bad = make_judge("openai", base_url=server.url.replace("/v1", "/nothing"), api_key=SECRET, model="m",
                          use_cache=False, max_attempts=1)
-        failed = audit("A is 1.", "A is 1.", judge=bad)
-        assert failed.status == "unverified" and SECRET not in failed.to_json()
+        with pytest.raises(JudgeFatalError) as stopped:
+            audit("A is 1.", "A is 1.", judge=bad)
+        assert "HTTP 401" in str(stopped.value) and SECRET not in str(stopped.value)
         captured = capfd.readouterr()
         assert SECRET not in captured.out and SECRET not in captured.err
     finally:
@@ -125,7 +128,7 @@ def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_pa
             return default_reply(name, prompt)
         return "{broken" if n < 6 else default_reply(name, prompt)
     fake = FakeOpenAI(flaky)
-    from rt4chart.judges.llm_client import OpenAIChatClient
+    from rt4chart.judges.openai_client import OpenAIChatClient
     from rt4chart.judges.openai_judge import OpenAIJudge
 
     judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None))

@@ -11,15 +11,18 @@ from ..types import Claim, Sentence, Span, Verdict, Window
 
 @dataclass
 class Usage:
-    """Judge calls and tokens spent; cached calls cost nothing and are counted apart."""
+    """Judge requests and tokens spent. `calls` counts every request sent (retries and failures
+    included), `failed_calls` the failed or unusable ones; cached calls cost nothing and are counted apart."""
 
     calls: int = 0
+    failed_calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
     def add(self, other: "Usage") -> None:
         self.calls += other.calls
+        self.failed_calls += other.failed_calls
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
@@ -81,6 +84,10 @@ class Judge(ABC):
         return {}
 
     def prompt_hashes(self) -> dict[str, str]:
+        return {}
+
+    def endpoint_info(self) -> dict:
+        """What was discovered about the endpoint (response format, context size); recorded in manifests."""
         return {}
 
     def rebuild_options(self) -> dict:

@@ -26,7 +26,8 @@ class DryRunClient(ChatClient):
     def __init__(self, model: str = "dry-run"):
         self.model = model
 
-    def complete(self, messages: list[dict], schema: dict, schema_name: str) -> Completion:
+    def complete(self, messages: list[dict], schema: dict, schema_name: str, max_tokens=None,
+                 use_cache: bool = True) -> Completion:
         prompt = "\n".join(m["content"] for m in messages)
         if schema_name == "decomposition":
             answer = _between(messages[-1]["content"], "answer")

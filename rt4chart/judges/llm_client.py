@@ -1,37 +1,53 @@
-"""The chat-completion boundary: one `complete()` call, with memo cache, retries and usage.
+"""The chat-completion boundary: what a client returns, how it fails, and how a failure is described.
 
-`OpenAIChatClient` talks to any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp server)
-through the `openai` package, asking for structured output with a JSON schema.
+`ChatClient.complete()` sends one structured-output request (with retries) and reports every request
+it sent; `remember()` stores a reply in the memo cache once the caller has validated it, so a failure
+is never cached. The OpenAI-compatible implementation is `openai_client.OpenAIChatClient`.
 """
 from __future__ import annotations
 
 import os
-import random
-import threading
-import time
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
-
-from ..cache import MemoCache, cache_key
+from typing import Optional
 
 
 class JudgeConfigError(ValueError):
     """The judge cannot be set up as asked (e.g. no API key); the message says how to fix it."""
 
 
+class JudgeFatalError(JudgeConfigError):
+    """The endpoint refuses the run's configuration (key, model, URL, request shape): no row can succeed,
+    so the run stops instead of marking every row unverified. The message names endpoint, model and fix."""
+
+
 class LLMCallError(RuntimeError):
-    """A call failed after its retries; the message names the cause, never the API key."""
+    """One call failed after its retries. `reason` names the cause with the server's own words (never the
+    key); `requests` and `failed` count what was sent; `kind` is 'overflow', 'timeout', 'http' or 'network'."""
+
+    def __init__(self, reason: str, requests: int = 0, failed: int = 0, kind: str = "http"):
+        super().__init__(reason)
+        self.reason, self.requests, self.failed, self.kind = reason, requests, failed, kind
 
 
 @dataclass
 class Completion:
-    """The text of one reply and what it cost (a cached reply cost nothing now)."""
+    """The text of one reply and what it cost. A cached reply cost nothing now (`requests == 0`).
+    `requests` counts every request sent for it (retries included), `failed` those that failed."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    requests: int = 1
+    failed: int = 0
+    finish_reason: Optional[str] = None
+    key: str = ""
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
 
 
 class ChatClient(ABC):
@@ -40,8 +56,21 @@ class ChatClient(ABC):
     model: str = "unknown"
 
     @abstractmethod
-    def complete(self, messages: list[dict], schema: dict, schema_name: str) -> Completion:
-        """One structured-output chat completion."""
+    def complete(self, messages: list[dict], schema: dict, schema_name: str, max_tokens: Optional[int] = None,
+                 use_cache: bool = True) -> Completion:
+        """One structured-output chat completion (from the memo cache when `use_cache` and present)."""
+
+    def remember(self, key: str, text: str) -> None:
+        """Store a validated reply under `key` (the request it answers); a no-op without a cache."""
+        return None
+
+    def endpoint_info(self) -> dict:
+        """What was discovered about the endpoint (response format in use, context size), for manifests."""
+        return {}
+
+    def context_tokens(self) -> Optional[int]:
+        """The model's context size in tokens, when set or discovered."""
+        return None
 
 
 def resolve_setting(explicit: Optional[str], env_var: str, default: Optional[str] = None) -> Optional[str]:
@@ -51,101 +80,34 @@ def resolve_setting(explicit: Optional[str], env_var: str, default: Optional[str
     return os.environ.get(env_var) or default
 
 
-_RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
+_KEYLIKE = re.compile(r"\b(sk|rk|pk|key|api[-_]?key)[-_][A-Za-z0-9_\-]{6,}", re.IGNORECASE)
+_OVERFLOW = re.compile(r"context (?:size|length|window)|maximum context|exceed_context|too many tokens|"
+                       r"prompt is too long|reduce the length", re.IGNORECASE)
 
 
-def _retry_after(exc: Exception) -> Optional[float]:
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None) or {}
-    value = headers.get("retry-after") if hasattr(headers, "get") else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+def redact(text: str, secret: Optional[str] = None) -> str:
+    """`text` without the API key (some servers echo it) or anything shaped like one."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _KEYLIKE.sub(lambda m: f"{m.group(1)}-***", text)
 
 
-def _is_retryable(exc: Exception) -> bool:
-    import openai
-
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError)):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code in _RETRYABLE_STATUS
-
-
-class OpenAIChatClient(ChatClient):
-    """Chat completions on an OpenAI-compatible endpoint, memoized, with bounded retries."""
-
-    def __init__(self, model: str, base_url: Optional[str] = None, api_key: Optional[str] = None,
-                 timeout_s: float = 60.0, max_attempts: int = 4, temperature: float = 0.0,
-                 cache: Optional[MemoCache] = None, client: Any = None,
-                 sleep: Callable[[float], None] = time.sleep, seed: int = 0, max_concurrency: int = 8):
-        self.model = model
-        self.base_url = base_url
-        self.timeout_s = timeout_s
-        self.max_attempts = max(1, max_attempts)
-        self.temperature = temperature
-        self.cache = cache
-        self._sleep = sleep
-        self._slots = threading.BoundedSemaphore(max(1, max_concurrency))  # in-flight requests, all threads
-        self._random = random.Random(seed)
-        if client is None:
-            import openai
-
-            client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
-        self._client = client
-
-    def _key(self, messages: list[dict], schema: dict, schema_name: str) -> str:
-        return cache_key({"kind": "chat", "base_url": self.base_url or "", "model": self.model,
-                          "temperature": self.temperature, "messages": messages,
-                          "schema": schema, "schema_name": schema_name})
-
-    def complete(self, messages: list[dict], schema: dict, schema_name: str) -> Completion:
-        key = self._key(messages, schema, schema_name)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return Completion(text=hit["text"], cached=True)
-        completion = self._call_with_retries(messages, schema, schema_name)
-        if self.cache is not None:
-            self.cache.put(key, {"text": completion.text, "prompt_tokens": completion.prompt_tokens,
-                                 "completion_tokens": completion.completion_tokens})
-        return completion
-
-    def _call_with_retries(self, messages: list[dict], schema: dict, schema_name: str) -> Completion:
-        last: Optional[Exception] = None
-        for attempt in range(self.max_attempts):
-            try:
-                with self._slots:
-                    response = self._client.chat.completions.create(
-                        model=self.model, messages=messages, temperature=self.temperature,
-                        response_format={"type": "json_schema",
-                                         "json_schema": {"name": schema_name, "schema": schema, "strict": True}},
-                        timeout=self.timeout_s)
-            except Exception as exc:  # classified below; non-retryable errors end the call
-                if not _is_retryable(exc):
-                    raise LLMCallError(_describe(exc)) from None
-                last = exc
-                if attempt + 1 < self.max_attempts:
-                    self._sleep(self._backoff(attempt, _retry_after(exc)))
-                continue
-            choice = response.choices[0] if getattr(response, "choices", None) else None
-            text = (choice.message.content if choice is not None else None) or ""
-            usage = getattr(response, "usage", None)
-            return Completion(text=text, prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                              completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0))
-        raise LLMCallError(f"gave up after {self.max_attempts} attempts: {_describe(last)}")
-
-    def _backoff(self, attempt: int, retry_after: Optional[float]) -> float:
-        """Exponential backoff with full jitter; a server's Retry-After wins (capped at 60 s)."""
-        if retry_after is not None:
-            return min(max(retry_after, 0.0), 60.0)
-        return self._random.uniform(0, min(30.0, 0.5 * 2 ** attempt))
+def server_message(exc: BaseException, secret: Optional[str] = None, limit: int = 300) -> str:
+    """The server's own words from an SDK error (its JSON `error.message`), trimmed, key-free."""
+    body = getattr(exc, "body", None)
+    message = None
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else (error if isinstance(error, str) else None)
+        if message is None and isinstance(body.get("detail"), (str, list)):
+            message = str(body["detail"])
+    if not message:
+        message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    message = " ".join(str(message).split())
+    message = redact(message, secret)
+    return message if len(message) <= limit else message[:limit - 1] + "…"
 
 
-def _describe(exc: Optional[Exception]) -> str:
-    """A one-line cause that carries no secrets (the SDK's messages never include the key)."""
-    if exc is None:
-        return "unknown error"
-    status = getattr(exc, "status_code", None)
-    name = type(exc).__name__
-    return f"{name} (HTTP {status})" if status else name
+def is_overflow(message: str) -> bool:
+    """Whether a server message says the request does not fit the model's context."""
+    return bool(_OVERFLOW.search(message))

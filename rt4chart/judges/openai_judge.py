@@ -3,6 +3,8 @@
 Call plan per answer: 1 decomposition call, at most 1 call per window (only the claims routed
 there), 1 global call. A reply that is not valid JSON, breaks the schema or misses claims gets
 one repair re-ask; claims still without a verdict become `unverified` with the reason.
+Every request carries a reply budget (`max_tokens`) sized from what the step must return, and the
+global step's context fits the model's context size (set, or read from the server).
 """
 from __future__ import annotations
 
@@ -16,13 +18,17 @@ from ..decompose import split_claims
 from ..spans import locate, merge_spans
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, ReflectionStep, Usage
-from .llm_client import ChatClient, JudgeConfigError, OpenAIChatClient, resolve_setting
+from .llm_client import ChatClient, JudgeConfigError, resolve_setting
+from .openai_client import OpenAIChatClient
 from .structured import ask
 from .schemas import (Decomposition, Reflection, Verification, decomposition_schema, reflection_schema,
                       verification_schema)
 
 T = TypeVar("T", bound=BaseModel)
 DEFAULT_MODEL = "gpt-4o-mini"
+DEFAULT_CONTEXT_TOKENS = 32_768  # when neither set nor reported by the server
+CHARS_PER_TOKEN = 3.0            # conservative for English; a token budget is turned into characters with it
+MAX_REPLY_TOKENS = 8_192
 _FENCES = ("context", "answer", "question", "claims", "local_hints")
 
 
@@ -45,57 +51,72 @@ class OpenAIJudge(Judge):
     name = "openai"
     supports_reflection = True
 
-    def __init__(self, client: ChatClient, max_global_chars: int = 60_000):
+    def __init__(self, client: ChatClient, context_tokens: Optional[int] = None):
         self.client = client
         self.model = client.model
-        self.max_global_chars = max_global_chars
+        self.context_tokens = context_tokens
 
     @classmethod
     def from_options(cls, model: Optional[str] = None, base_url: Optional[str] = None,
                      api_key: Optional[str] = None, cache: Optional[MemoCache] = None,
                      use_cache: bool = True, timeout_s: float = 60.0, max_attempts: int = 4,
-                     max_concurrency: int = 8, client: Optional[ChatClient] = None) -> "OpenAIJudge":
+                     max_concurrency: int = 8, client: Optional[ChatClient] = None,
+                     context_tokens: Optional[int] = None, response_mode: Optional[str] = None,
+                     key_hint: str = "--api-key") -> "OpenAIJudge":
         """Resolve settings from arguments, then OPENAI_BASE_URL / OPENAI_API_KEY / RT4CHART_MODEL."""
         if client is not None:
-            return cls(client)
+            return cls(client, context_tokens)
         key = resolve_setting(api_key, "OPENAI_API_KEY")
         if not key:
             raise JudgeConfigError(
                 "the openai judge needs an API key: set the environment variable OPENAI_API_KEY "
-                "(export OPENAI_API_KEY=...) or pass --api-key. For a local server without keys "
+                f"(export OPENAI_API_KEY=...) or use {key_hint}. For a local server without keys "
                 "(vLLM, Ollama, llama.cpp) any value works, e.g. OPENAI_API_KEY=local.")
         resolved_model = resolve_setting(model, "RT4CHART_MODEL", DEFAULT_MODEL)
         url = resolve_setting(base_url, "OPENAI_BASE_URL")
         memo = cache if cache is not None else (MemoCache() if use_cache else None)
         return cls(OpenAIChatClient(resolved_model, base_url=url, api_key=key, timeout_s=timeout_s,
-                                    max_attempts=max_attempts, cache=memo, max_concurrency=max_concurrency))
+                                    max_attempts=max_attempts, cache=memo, max_concurrency=max_concurrency,
+                                    context_tokens=context_tokens, response_mode=response_mode),
+                   context_tokens)
 
     def settings(self) -> dict:
         return {"model": self.model, "temperature": getattr(self.client, "temperature", 0.0),
                 "base_url": getattr(self.client, "base_url", None) or "default",
-                "max_global_chars": self.max_global_chars}
+                "context_tokens": self.context_tokens or "auto"}
+
+    def endpoint_info(self) -> dict:
+        return self.client.endpoint_info()
 
     def rebuild_options(self) -> dict:
         if not isinstance(self.client, OpenAIChatClient):
             raise NotImplementedError("only a judge on an OpenAI-compatible endpoint can be rebuilt elsewhere")
         return {"model": self.model, "base_url": self.client.base_url, "timeout_s": self.client.timeout_s,
-                "max_attempts": self.client.max_attempts, "use_cache": self.client.cache is not None}
+                "max_attempts": self.client.max_attempts, "use_cache": self.client.cache is not None,
+                "context_tokens": self.context_tokens}
 
     def prompt_hashes(self) -> dict[str, str]:
         return {n: prompts.prompt_hash(n) for n in ("system", "decompose", "verify_window", "verify_global",
                                                     "repair", "reflect")}
 
+    def context_budget_tokens(self) -> int:
+        """The model's context size: the setting, else what the server reports, else a default."""
+        return self.context_tokens or self.client.context_tokens() or DEFAULT_CONTEXT_TOKENS
+
     # -- calls --------------------------------------------------------------------------------
 
-    def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage,
+    def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage, reply_tokens: int,
              check: Callable[[T], Optional[str]] = lambda _: None) -> tuple[Optional[T], str]:
-        """One call plus at most one repair re-ask (see `structured.ask`)."""
-        return ask(self.client, prompt, schema, schema_name, model, usage, check)
+        """One call plus at most one repair (see `structured.ask`), with a bounded reply."""
+        return ask(self.client, prompt, schema, schema_name, model, usage, check,
+                   max_tokens=min(MAX_REPLY_TOKENS, reply_tokens))
 
     def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
         prompt = prompts.render("decompose", question=fence_safe(audit.question or "(none)"),
                                 answer=fence_safe(audit.answer))
-        reply, failure = self._ask(prompt, decomposition_schema(), "decomposition", Decomposition, usage)
+        # each claim repeats its words twice (text and answer substrings) plus JSON punctuation
+        reply_tokens = 200 + int(3 * len(audit.answer) / CHARS_PER_TOKEN)
+        reply, failure = self._ask(prompt, decomposition_schema(), "decomposition", Decomposition, usage, reply_tokens)
         if reply is None:
             audit.notes.append(f"LLM decomposition failed ({failure}); claims were split by the rule-based "
                                "splitter and then sent to the LLM for verification")
@@ -139,7 +160,8 @@ class OpenAIJudge(Judge):
             missing = wanted - {r.claim_id for r in reply.results}
             return f"results are missing for claim ids {sorted(missing)}" if missing else None
 
-        reply, failure = self._ask(prompt, verification_schema(), "verification", Verification, usage, check)
+        reply, failure = self._ask(prompt, verification_schema(), "verification", Verification, usage,
+                                   verdict_reply_tokens(claims), check)
         results: dict[int, Judgement] = {}
         allowed = set(sentence_ids)
         by_id = {c.id: c for c in claims}
@@ -171,9 +193,11 @@ class OpenAIJudge(Judge):
         return self._verify("verify_global", claims, ids, audit, usage, hints=hint_lines)
 
     def _global_sentences(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput) -> list[int]:
-        """The whole context when it fits the budget; else hinted and best-matching sentences."""
+        """The whole context when it fits the model's context; else hinted and best-matching sentences."""
         sentences = audit.context_sentences
-        if sum(len(s.text) + 6 for s in sentences) <= self.max_global_chars:
+        reserve = 2_500 + verdict_reply_tokens(claims) + sum(len(c.text) for c in claims) / CHARS_PER_TOKEN
+        budget_chars = max(2_000, int((self.context_budget_tokens() - reserve) * CHARS_PER_TOKEN))
+        if sum(len(s.text) + 6 for s in sentences) <= budget_chars:
             return list(range(len(sentences)))
         from ..lexicon import tokenize
 
@@ -183,15 +207,18 @@ class OpenAIJudge(Judge):
         for claim in claims:
             stems = [t.stem for t in tokenize(claim.text) if t.is_content]
             chosen.update(i for i, _ in audit.index.rank(stems, range(len(sentences)), 5))
-        budget, picked = self.max_global_chars, []
+        budget, picked = budget_chars, []
         for i in sorted(chosen):
             budget -= len(sentences[i].text) + 6
             if budget < 0:
                 break
             picked.append(i)
-        audit.notes.append(f"the context exceeds the global budget of {self.max_global_chars} characters: the "
-                           f"global check saw {len(picked)} of {len(sentences)} sentences (the hinted and "
-                           "best-matching ones); every window was still checked locally")
+        note = (f"the context exceeds the global step's budget ({budget_chars:,} characters for a "
+                f"{self.context_budget_tokens():,}-token model context): the global check saw {len(picked)} of "
+                f"{len(sentences)} sentences (the hinted and best-matching ones); every window was still checked "
+                "locally")
+        if note not in audit.notes:
+            audit.notes.append(note)
         return picked
 
     def reflect(self, claims: list[Claim], current: dict[int, Judgement], audit: AuditInput,
@@ -212,7 +239,8 @@ class OpenAIJudge(Judge):
             unknown = sorted({r.claim_id for r in reply.revisions} - known)
             return f"revisions name unknown claim ids {unknown}" if unknown else None
 
-        reply, failure = self._ask(prompt, reflection_schema(), "reflection", Reflection, usage, check)
+        reply, failure = self._ask(prompt, reflection_schema(), "reflection", Reflection, usage,
+                                   verdict_reply_tokens(claims), check)
         if reply is None:
             return ReflectionStep(success=False, failure=failure)
         allowed = set(ids)
@@ -225,3 +253,8 @@ class OpenAIJudge(Judge):
                 contradicting=evidence if verdict is Verdict.CONTRADICTED else [], rationale=r.reason,
                 unsupported=current[r.claim_id].unsupported if verdict.is_hallucination else [])
         return ReflectionStep(success=reply.success and not revisions, revisions=revisions)
+
+
+def verdict_reply_tokens(claims: list[Claim]) -> int:
+    """A reply budget for verdicts on `claims`: a reason and ids per claim, plus its unsupported words."""
+    return 200 + sum(160 + int(len(c.text) / CHARS_PER_TOKEN) for c in claims)
