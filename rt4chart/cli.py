@@ -13,6 +13,7 @@ from .config import AuditConfig
 from .io import InputError, read_text
 from .judges.factory import JUDGES, make_judge
 from .judges.llm_client import JudgeConfigError
+from .judges.openai_client import RESPONSE_MODES
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
@@ -24,6 +25,11 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per LLM call (openai judge)")
     p.add_argument("--max-attempts", type=int, default=4, help="attempts per LLM call, retries included")
     p.add_argument("--max-concurrency", type=int, default=8, help="LLM requests in flight at once, all threads")
+    p.add_argument("--context-tokens", type=int,
+                   help="the model's context size in tokens (default: read from the server where it says, e.g. "
+                        "llama.cpp /props, vLLM /v1/models; else 32768); bounds the global step's prompt")
+    p.add_argument("--response-format", choices=RESPONSE_MODES,
+                   help="structured-output format to request (default: json_schema, stepping down on rejection)")
     p.add_argument("--window-size", type=int, default=AuditConfig().window_size)
     p.add_argument("--window-stride", type=int, default=AuditConfig().window_stride)
     p.add_argument("--reflect", action="store_true",
@@ -51,7 +57,8 @@ def _build(args) -> tuple:
     elif args.judge == "openai":
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
                    "use_cache": not args.no_cache, "timeout_s": args.timeout, "max_attempts": args.max_attempts,
-                   "max_concurrency": args.max_concurrency}
+                   "max_concurrency": args.max_concurrency, "context_tokens": args.context_tokens,
+                   "response_mode": args.response_format}
     try:
         config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
                              reflect=args.reflect, max_rounds=args.max_rounds)

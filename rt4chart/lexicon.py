@@ -5,7 +5,7 @@ Everything here is deterministic and ships inside the package (no corpora to dow
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator, Optional
 
@@ -68,7 +68,7 @@ _MONTH_ABBREVIATIONS = {"jan": "january", "feb": "february", "mar": "march", "ap
                         "nov": "november", "dec": "december"}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Token:
     """A word of a text: surface form, offsets, lower-case form and stem."""
 
@@ -137,8 +137,24 @@ def _normalise(surface: str) -> str:
     return _MONTH_ABBREVIATIONS.get(lower, lower)
 
 
+# Invisible format characters (zero-width space/joiners, word joiner, BOM, soft hyphen, direction marks):
+# ignored for matching ('18\u200b89' is 1889, 'Eif\u200bfel' is Eiffel), while offsets keep indexing
+# the original text.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
 def tokenize(text: str) -> list[Token]:
-    """Words of `text` with offsets; numbers carry their value with 'million'/'billion' applied."""
+    """Words of `text` with offsets into `text`; numbers carry their value with 'million'/'billion'
+    applied; invisible format characters inside words are ignored."""
+    if _INVISIBLE.search(text) is None:
+        return _tokenize(text)
+    kept = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
+    tokens = _tokenize("".join(text[i] for i in kept))
+    return [replace(t, start=kept[t.start], end=kept[t.end - 1] + 1, text=text[kept[t.start]:kept[t.end - 1] + 1])
+            for t in tokens]
+
+
+def _tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     for match, code in _words(text):
         surface = match.group()

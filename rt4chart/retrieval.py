@@ -3,39 +3,61 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
-from .lexicon import Token, capitalized_runs, number_key, run_initials, tokenize
+from .lexicon import capitalized_runs, number_key, run_initials, tokenize
 from .types import Sentence
 
 
+class _PerSentence:
+    """A per-sentence value made when first asked for. Only evidence sentences are looked at closely,
+    and keeping every sentence's tokens and word sets would cost gigabytes for a context of 20 MB."""
+
+    def __init__(self, count: int, make: Callable[[int], object]):
+        self._count, self._make, self._made = count, make, {}
+
+    def __getitem__(self, i: int):
+        if i not in self._made:
+            self._made[i] = self._make(i)
+        return self._made[i]
+
+    def __len__(self) -> int:
+        return self._count
+
+
 class SentenceIndex:
-    """Per-sentence tokens, stem sets and BM25 statistics of one context."""
+    """BM25 statistics and numbers of every context sentence, the context's vocabulary, and (made on
+    demand) each sentence's tokens, stems, surface words and values."""
 
     def __init__(self, sentences: Sequence[Sentence], k1: float = 1.2, b: float = 0.75):
         self.sentences = list(sentences)
-        self.tokens: list[list[Token]] = [tokenize(s.text) for s in self.sentences]
-        self.stems: list[frozenset[str]] = [frozenset(t.stem for t in toks if t.is_content) for toks in self.tokens]
-        self.lowers: list[frozenset[str]] = [frozenset(t.lower for t in toks) for toks in self.tokens]
-        self.values: list[tuple[float, ...]] = [tuple(t.number for t in toks if t.number is not None)
-                                                for toks in self.tokens]
-        self.numbers: list[frozenset[str]] = [
-            frozenset(number_key(t.number) for t in toks if t.number is not None) for toks in self.tokens
-        ]
-        self.term_counts = [Counter(t.stem for t in toks if t.is_content) for toks in self.tokens]
+        n = len(self.sentences)
+        self.numbers: list[frozenset[str]] = []
+        self.term_counts: list[Counter[str]] = []
+        initials: set[str] = set()
+        lowers: set[str] = set()
+        for sentence in self.sentences:
+            toks = tokenize(sentence.text)
+            self.numbers.append(frozenset(number_key(t.number) for t in toks if t.number is not None))
+            self.term_counts.append(Counter(t.stem for t in toks if t.is_content))
+            lowers.update(t.lower for t in toks)
+            initials.update(i for run in capitalized_runs(toks) for i in run_initials(run))
+        self.tokens: _PerSentence = _PerSentence(n, lambda i: tokenize(self.sentences[i].text))
+        self.stems: _PerSentence = _PerSentence(n, lambda i: frozenset(self.term_counts[i]))
+        self.lowers: _PerSentence = _PerSentence(n, lambda i: frozenset(t.lower for t in self.tokens[i]))
+        self.values: _PerSentence = _PerSentence(n, lambda i: tuple(t.number for t in self.tokens[i]
+                                                                    if t.number is not None))
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         df: Counter[str] = Counter()
-        for stems in self.stems:
-            df.update(stems)
-        n = len(self.sentences)
+        for counts in self.term_counts:
+            df.update(counts.keys())
         self.idf = {term: math.log(1 + (n - f + 0.5) / (f + 0.5)) for term, f in df.items()}
         self.default_idf = math.log(1 + (n + 0.5) / 0.5) if n else 1.0
         self.vocabulary: frozenset[str] = frozenset(df)
-        self.all_lowers: frozenset[str] = frozenset().union(*self.lowers) if self.lowers else frozenset()
+        self.all_lowers: frozenset[str] = frozenset(lowers)
         self.all_numbers: frozenset[str] = frozenset().union(*self.numbers) if self.numbers else frozenset()
-        self.run_initials: frozenset[str] = frozenset(
-            i for toks in self.tokens for run in capitalized_runs(toks) for i in run_initials(run))
+        self.run_initials: frozenset[str] = frozenset(initials)
         self._k1, self._b = k1, b
 
     def __len__(self) -> int:

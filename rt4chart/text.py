@@ -2,7 +2,10 @@
 
 Segmentation uses NLTK's Punkt. When the trained `punkt_tab` model is installed it is used;
 otherwise a Punkt tokenizer with a built-in abbreviation list (no training data, no network).
-Lines are segmented separately, so bullets and hard line breaks always end a sentence.
+Lines are segmented separately, so bullets and hard line breaks always end a sentence, and a long
+line is segmented in bounded pieces (Punkt's regular expressions have a time limit, and a 20 MB line
+would exceed it): each piece keeps all its sentences but the last, which starts the next piece, so the
+sentences are the ones a single pass would find.
 """
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ ave blvd rd mgr assn bros ph.d m.d b.a m.a d.c n.y l.a op ed eds pp ch sec art m
 _BULLET = re.compile(r"^[ \t]*(?:[-*\u2022\u00b7\u2023\u25aa\u25e6>]+|\(?\d{1,3}[.)]|\(?[a-zA-Z][)])[ \t]+")
 _LINE = re.compile(r"[^\r\n]+")
 _HAS_WORD = re.compile(r"\w")
+PIECE_CHARS = 20_000
 
 
 @lru_cache(maxsize=1)
@@ -62,11 +66,33 @@ def split_sentences(text: str) -> list[Sentence]:
         body = text[body_start:line.end()]
         if not _HAS_WORD.search(body):
             continue
-        for s, e in tokenizer.span_tokenize(body):
+        for s, e in _bounded_spans(tokenizer, body):
             start, end = _trim(text, body_start + s, body_start + e)
             if end > start and _HAS_WORD.search(text[start:end]):
                 sentences.append(Sentence(index=len(sentences), start=start, end=end, text=text[start:end]))
     return sentences
+
+
+def _bounded_spans(tokenizer: PunktSentenceTokenizer, body: str):
+    """Punkt's sentence spans of `body`, computed over pieces of at most PIECE_CHARS characters."""
+    if len(body) <= PIECE_CHARS:
+        yield from tokenizer.span_tokenize(body)
+        return
+    pos = 0
+    while pos < len(body):
+        end = min(len(body), pos + PIECE_CHARS)
+        spans = list(tokenizer.span_tokenize(body[pos:end]))
+        if end == len(body):
+            yield from ((pos + s, pos + e) for s, e in spans)
+            return
+        if len(spans) > 1:
+            yield from ((pos + s, pos + e) for s, e in spans[:-1])
+            pos += spans[-1][0]  # the last sentence may be cut: it starts the next piece
+            continue
+        cut = body.rfind(" ", pos + 1, end)  # one sentence longer than a piece: cut it at a space
+        cut = cut if cut > pos else end
+        yield pos, cut
+        pos = cut
 
 
 def make_windows(n_sentences: int, size: int, stride: int) -> list[Window]:

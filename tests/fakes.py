@@ -30,7 +30,8 @@ def schema_name_of(request: dict) -> str:
     schema = fmt.get("schema")
     if schema is None:
         system = request["messages"][0]["content"]
-        schema = json.loads(system[system.index("matches this JSON schema exactly:\n") + 35:])
+        marker = "matches this JSON schema exactly:\n"
+        schema = json.loads(system[system.index(marker) + len(marker):])
     return _NAMES_BY_KEYS[tuple(sorted(schema["properties"]))]
 
 

@@ -1,0 +1,209 @@
+"""Nothing lost, nothing invented: every input record becomes exactly one output row, whole, in order,
+whatever the export looks like, and the output depends on the input and settings only."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rt4chart import audit
+from rt4chart.io import InputError, parse_rows, read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT.parent / "shared" / "benchmarks"
+DEV_FILES = [BENCH / f"{name}_dev.jsonl" for name in ("ragtruth", "faithbench", "halueval_qa")]
+
+
+def cli(*args, env_extra=None, timeout=300, **kwargs):
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "RT4CHART_CACHE_DIR": str(kwargs.pop("cache_dir", ROOT / ".pytest_cache" / "rt4chart")),
+           **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "rt4chart", *args], capture_output=True, text=True, env=env,
+                          timeout=timeout, **kwargs)
+
+
+def rows_with_hard_cells(n: int) -> list[dict]:
+    return [{"id": f"r{i}", "context": f'The report says "the dam is {40 + i} m high".\nIt opened in {1900 + i}.',
+             "answer": f'It is "{40 + i} m" high,\r\nand it opened in {1900 + i}.', "question": ""}
+            for i in range(n)]
+
+
+def write_csv(path: Path, rows: list[dict], **options) -> None:
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, **options)
+        writer.writerow(list(rows[0]))
+        for row in rows:
+            writer.writerow(list(row.values()))
+
+
+@pytest.mark.parametrize("options", [{}, {"quoting": csv.QUOTE_ALL}, {"lineterminator": "\n"},
+                                     {"quoting": csv.QUOTE_ALL, "lineterminator": "\n"}])
+def test_csv_writer_exports_with_doubled_quotes_newlines_and_crlf_read_back_exactly(tmp_path, options):
+    rows = rows_with_hard_cells(50)
+    write_csv(tmp_path / "x.csv", rows, **options)
+    records = read_records(str(tmp_path / "x.csv"))
+    assert [(r.id, r.context, r.answer) for r in records] == [(x["id"], x["context"], x["answer"]) for x in rows]
+
+
+def test_a_csv_writer_file_through_predict_gives_one_line_per_record_in_order(tmp_path):
+    rows = rows_with_hard_cells(30)
+    write_csv(tmp_path / "x.csv", rows, quoting=csv.QUOTE_ALL)  # CRLF line ends: csv.writer's default
+    result = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+                 cache_dir=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [(x["id"], x["row"]) for x in lines] == [(f"r{i}", i + 1) for i in range(30)]
+
+
+@pytest.mark.parametrize("text, line, what", [
+    ('id,context,answer\n1,"He said,hi\n2,c,d\n3,e,f\n', 2, "never closed"),
+    ('id,context,answer\n1,a,b\n2,c,d,e\n3,e,f\n', 3, "4 fields where the header has 3"),
+    ('id,context,answer\n1,a,b,x\n2,c,d,e\n', 2, "4 fields where the header has 3"),
+    ('id,,answer\n1,a,b\n', 1, "column 2 of the header has no name"),
+    ('id,context,context\n1,a,b\n', 1, "'context' twice"),
+    ('id,context,answer\n1,"quoted"junk,b\n', 2, "malformed quoting"),
+    ('id,context,answer\n1,He said\nthen left,b\n', 2, "2 fields where the header has 3"),  # a split row
+])
+def test_a_malformed_csv_is_refused_with_its_line_and_nothing_is_read(tmp_path, text, line, what):
+    (tmp_path / "bad.csv").write_text(text, encoding="utf-8", newline="")
+    with pytest.raises(InputError) as err:
+        read_records(str(tmp_path / "bad.csv"))
+    assert f"line {line}" in str(err.value) or f"lines {line}-" in str(err.value)
+    assert what in str(err.value)
+    result = cli("predict", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+                 cache_dir=tmp_path)
+    assert result.returncode == 2 and what in result.stderr and not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.skipif(not DEV_FILES[0].exists(), reason="needs ../shared/benchmarks")
+@pytest.mark.parametrize("writer", ["csv-default", "csv-quote-all", "csv-lf", "csv-quote-all-lf", "pandas"])
+def test_every_dev_record_round_trips_through_common_csv_writers(tmp_path, writer):
+    import pandas as pd
+
+    gold = [json.loads(line) for path in DEV_FILES for line in path.read_text(encoding="utf-8").splitlines()]
+    rows = [{"id": g["id"], "context": g["context"], "answer": g["answer"]} for g in gold]
+    path = tmp_path / "dev.csv"
+    if writer == "pandas":
+        pd.DataFrame(rows).to_csv(path, index=False)
+    else:
+        options = {"csv-default": {}, "csv-quote-all": {"quoting": csv.QUOTE_ALL}, "csv-lf": {"lineterminator": "\n"},
+                   "csv-quote-all-lf": {"quoting": csv.QUOTE_ALL, "lineterminator": "\n"}}[writer]
+        write_csv(path, rows, **options)
+    records = read_records(str(path))
+    assert len(records) == len(rows) == 1389
+    assert [(r.id, r.context, r.answer) for r in records] == [(x["id"], x["context"], x["answer"]) for x in rows]
+
+
+@pytest.mark.skipif(not DEV_FILES[0].exists(), reason="needs ../shared/benchmarks")
+def test_predict_output_is_identical_under_any_hash_seed(tmp_path):
+    outputs = []
+    procs = []
+    for seed in ("0", "1", "4242"):
+        out = tmp_path / f"seed{seed}.jsonl"
+        procs.append(subprocess.Popen(
+            [sys.executable, "-m", "rt4chart", "predict", str(DEV_FILES[0]), "-o", str(out), "--quiet"],
+            env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": seed,
+                 "RT4CHART_CACHE_DIR": str(tmp_path)}))
+        outputs.append(out)
+    assert all(p.wait(timeout=300) == 0 for p in procs)
+    first = outputs[0].read_bytes()
+    assert first.count(b"\n") == 689
+    assert all(out.read_bytes() == first for out in outputs[1:])
+
+
+def test_a_lone_surrogate_is_that_records_error_and_every_other_row_is_written(tmp_path):
+    rows = [{"id": "a", "context": "X is 1.", "answer": "X is 1."},
+            {"id": "b\ud800", "context": "X is 1.", "answer": "X is \ud800 1."},
+            {"id": "c", "context": "X is 1.", "answer": "X is 2."}]
+    (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    result = cli("predict", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+                 cache_dir=tmp_path)
+    assert result.returncode == 1 and "1 of 3 records failed" in result.stderr
+    lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [x["id"] for x in lines] == ["a", "b\ud800", "c"]  # the id is kept exactly (as a JSON escape)
+    assert lines[1]["status"] == "error" and "lone surrogate U+D800" in lines[1]["error"]
+    assert [lines[0]["status"], lines[2]["status"]] == ["faithful", "hallucinated"]
+
+
+def test_zero_width_characters_are_ignored_for_matching_and_offsets_stay_exact():
+    context = "The Eiffel Tower was completed in 1889 for the World's Fair."
+    for answer in ("The Eif\u200bfel Tower was completed in 18\u200b89.", "The Eif\u00adfel Tower was completed in 1889.",
+                   "\ufeffThe Eiffel\u2060 Tower was com\u200dpleted in 1889."):
+        report = audit(context, answer)
+        assert report.status == "faithful", (answer, [c.rationale for c in report.claims])
+    wrong = audit(context, "The Eif\u200bfel Tower was completed in 18\u200b90.")
+    assert wrong.status == "hallucinated"
+    assert [wrong.answer[s.start:s.end] for s in wrong.spans] == ["18\u200b90"]
+
+
+def test_unicode_line_breaks_inside_jsonl_strings_are_text_in_the_app_and_the_cli(tmp_path):
+    rows = [{"id": "1", "context": "Line one\u2028line two\u0085end.", "answer": "A\u2029B"},
+            {"id": "2", "context": "Plain.", "answer": "Plain."}]
+    data = "\n".join(json.dumps(r, ensure_ascii=False) for r in rows).encode("utf-8")
+    (tmp_path / "u.jsonl").write_bytes(data)
+    from_file = [(r.id, r.context, r.answer) for r in read_records(str(tmp_path / "u.jsonl"))]
+    from_upload = [(r["id"], r["context"], r["answer"]) for r in parse_rows(data, "u.jsonl")]
+    assert from_file == from_upload == [(r["id"], r["context"], r["answer"]) for r in rows]
+
+
+def test_a_context_of_20_mb_audits(tmp_path):
+    sentences = [f"Station {i} recorded {i % 97} millimetres of rain on day {i % 365}." for i in range(350_000)]
+    context = " ".join(sentences)
+    assert len(context) > 20_000_000
+    report = audit(context, "Station 12 recorded 12 millimetres of rain on day 12. The Eiffel Tower opened in 1889.")
+    assert report.coverage.context_sentences == 350_000
+    assert [c.verdict.value for c in report.claims] == ["entailed", "baseless"]
+
+
+def test_a_second_batch_on_the_same_output_refuses_at_once_and_the_first_one_wins(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "The gauge reads 7 units. " * 40,
+                                            "answer": f"The gauge reads {i} units."}) for i in range(3000)))
+    out = tmp_path / "out.jsonl"
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "RT4CHART_CACHE_DIR": str(tmp_path)}
+    first = subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(out), "--quiet",
+                              "--no-cache"], env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while not Path(f"{out}.lock").exists() and time.time() < deadline:
+        time.sleep(0.05)
+    started = time.perf_counter()
+    second = cli("batch", str(source), "-o", str(out), "--quiet", "--no-cache", cache_dir=tmp_path)
+    assert time.perf_counter() - started < 10
+    assert second.returncode == 2 and "being written by another rt4chart run" in second.stderr
+    assert first.wait(timeout=300) == 0, first.stderr.read()
+    lines = out.read_text().splitlines()
+    assert [json.loads(x)["id"] for x in lines] == [f"r{i}" for i in range(3000)]
+    assert not Path(f"{out}.lock").exists() and not Path(f"{out}.partial").exists()
+
+
+def test_predict_piped_into_head_ends_quietly(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "X is 1.", "answer": "X is 1."})
+                                for i in range(2000)))
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "RT4CHART_CACHE_DIR": str(tmp_path)}
+    for output in ("-", "/dev/stdout"):
+        pipeline = subprocess.run(
+            f"{sys.executable} -m rt4chart predict {source} -o {output} --quiet | head -n 2",
+            shell=True, capture_output=True, text=True, env=env, timeout=120)
+        assert pipeline.stdout.count("\n") == 2 and json.loads(pipeline.stdout.splitlines()[0])["id"] == "r0"
+        assert pipeline.stderr == "", pipeline.stderr
+
+
+def test_stdout_output_is_the_same_bytes_as_a_file(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "X is 1.", "answer": f"X is {i}."})
+                                for i in range(5)))
+    to_file = cli("predict", str(source), "-o", str(tmp_path / "o.jsonl"), "--quiet", cache_dir=tmp_path)
+    to_stdout = cli("predict", str(source), "-o", "-", "--quiet", cache_dir=tmp_path)
+    assert to_file.returncode == to_stdout.returncode == 0
+    assert to_stdout.stdout == (tmp_path / "o.jsonl").read_text()
+
+
+def test_csv_and_jsonl_readers_agree_on_a_bom_and_crlf_file():
+    data = '\ufeffid,context,answer\r\n"1","A ""quoted"" word.\r\nNext line.","Yes."\r\n'.encode("utf-8")
+    rows = parse_rows(data, "x.csv")
+    assert rows == [{"id": "1", "context": 'A "quoted" word.\r\nNext line.', "answer": "Yes."}]
