@@ -1,9 +1,13 @@
 """rt4chart dashboard: `streamlit run app.py` (offline judge by default)."""
+from pathlib import Path
+
 import streamlit as st
+
+ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")  # local: nothing is fetched from a CDN
 
 
 def main() -> None:
-    st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=":material/fact_check:", layout="wide")
+    st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=ICON, layout="wide")
     from pages._shared import judge_sidebar
 
     pages = [

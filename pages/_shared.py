@@ -1,9 +1,12 @@
-"""Streamlit glue shared by the pages: judge settings, the report view, and data loading.
+"""Streamlit glue shared by the pages: the judge sidebar, the report view, notices and data loading.
 
-Pages stay thin; everything that computes lives in `rt4chart` (tested without Streamlit).
+Pages stay thin: everything that computes lives in `rt4chart` (tested without Streamlit), and every
+value that crosses pages lives in `pages.state`. User text is never given to Markdown: it is shown
+through escaped HTML (`text`, `notice`) or in data frames.
 """
 from __future__ import annotations
 
+import getpass
 import os
 from pathlib import Path
 from typing import Optional
@@ -11,14 +14,18 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
+from pages import state
 from rt4chart.cache import MemoCache, default_cache_path
-from rt4chart.config import AuditConfig
 from rt4chart.io import InputError, Record, parse_rows
+from rt4chart.tables import Table, table_from_bytes
 from rt4chart.judges.factory import make_judge
-from rt4chart.render import CSS, answer_html, banner_html, claim_rows, context_html, coverage_text, legend_html, report_html
+from rt4chart.render import (CSS, answer_html, banner_html, claims_table_html, context_html, coverage_text,
+                             legend_html, notice_html, plain_html, report_html)
 from rt4chart.types import AuditReport
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
+MAX_UPLOAD_MB = 25  # also .streamlit/config.toml's server.maxUploadSize
 
 
 def enter_through_app() -> None:
@@ -36,13 +43,19 @@ def enter_through_app() -> None:
         st.stop()
 
 
-SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
-MAX_UPLOAD_MB = 25
-
-
 def html(block: str) -> None:
     """Render our own (escaped) HTML with the shared stylesheet."""
     st.html(f"<style>{CSS}</style>{block}")
+
+
+def text(value: object, label: str = "") -> None:
+    """User text as plain text (no Markdown, LaTeX or HTML)."""
+    html(plain_html(value, label))
+
+
+def notice(kind: str, message: object) -> None:
+    """An info/warning/error box whose message may quote user input (file names, cells, columns)."""
+    html(notice_html(kind, message))
 
 
 @st.cache_resource(show_spinner=False)
@@ -54,81 +67,137 @@ def cache() -> MemoCache:
     return memo_cache(str(default_cache_path()))
 
 
-def audit_config() -> AuditConfig:
-    """Window settings chosen on the Settings page (defaults until changed)."""
-    defaults = AuditConfig()
-    return AuditConfig(window_size=st.session_state.get("settings.window_size", defaults.window_size),
-                       window_stride=st.session_state.get("settings.window_stride", defaults.window_stride),
-                       windows_per_claim=st.session_state.get("settings.windows_per_claim",
-                                                              defaults.windows_per_claim),
-                       reflect=bool(st.session_state.get("judge.reflect"))
-                       and st.session_state.get("judge.name", "offline") != "offline",
-                       max_rounds=st.session_state.get("judge.max_rounds", defaults.max_rounds))
+def default_reviewer() -> str:
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return "analyst"
 
 
 def judge_sidebar() -> None:
-    """Judge selector; the openai fields appear only when it is chosen. The key is never echoed."""
+    """Judge settings (kept across pages); the openai fields appear only when it is chosen. The key is
+    never echoed, stored on disk or exported."""
+    s = state.settings()
+    if not s.get("reviewer"):
+        s["reviewer"] = default_reviewer()
     with st.sidebar:
         st.subheader("Judge")
-        st.radio("Verification backend", ["offline", "openai"], key="judge.name",
+        st.radio("Verification backend", ["offline", "openai"], **state.bind("judge"),
                  help="offline: deterministic, no network, no model. openai: any OpenAI-compatible endpoint.")
-        if st.session_state.get("judge.name") == "openai":
-            st.text_input("Base URL", key="judge.base_url", placeholder=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"))
-            st.text_input("Model", key="judge.model", placeholder=os.environ.get("RT4CHART_MODEL", "gpt-4o-mini"))
-            st.text_input("API key", key="judge.api_key", type="password",
+        if s["judge"] == "openai":
+            st.text_input("Base URL", placeholder=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
+                          **state.bind("base_url"))
+            st.text_input("Model", placeholder=os.environ.get("RT4CHART_MODEL", "gpt-4o-mini"), **state.bind("model"))
+            st.text_input("API key", type="password", **state.bind("api_key"),
                           help="Leave empty to use OPENAI_API_KEY from the environment. Never stored or exported.")
-            if os.environ.get("OPENAI_API_KEY") and not st.session_state.get("judge.api_key"):
+            if os.environ.get("OPENAI_API_KEY") and not s.get("api_key"):
                 st.caption("Using OPENAI_API_KEY from the environment.")
-        offline = st.session_state.get("judge.name", "offline") == "offline"
-        st.toggle("Self-reflection", key="judge.reflect", disabled=offline,
+            c1, c2 = st.columns(2)
+            c1.number_input("Timeout (s)", 1.0, 600.0, step=5.0, **state.bind("timeout_s"),
+                            help="Seconds per LLM request; a request that times out is retried once.")
+            c2.number_input("Attempts", 1, 10, **state.bind("max_attempts"),
+                            help="Attempts per request for rate limits, server errors and dropped connections.")
+            st.number_input("Model context (tokens, 0 = ask the server)", 0, 2_000_000, step=1024,
+                            **state.bind("context_tokens"))
+        offline = s["judge"] == "offline"
+        st.toggle("Self-reflection", disabled=offline, **state.bind("reflect"),
                   help="The judge re-examines its verdicts until it declares success, within a round cap.")
         if offline:
             st.caption("Self-reflection needs an LLM judge: the offline judge is deterministic, so asking it "
                        "again gives the same verdicts.")
         else:
-            st.number_input("Max reflection rounds", 1, 10, 3, key="judge.max_rounds")
+            st.number_input("Max reflection rounds", 1, 10, **state.bind("max_rounds"))
+        st.text_input("Reviewer name", **state.bind("reviewer"), help="Recorded with your reviews of judge verdicts.")
+
+
+def audit_config_note() -> str:
+    """The settings in effect, as one line (they are changed on the Settings page)."""
+    try:
+        c = state.audit_config()
+    except ValueError as exc:
+        return f"The window settings are invalid ({str(exc).splitlines()[-1]}); fix them on the Settings page."
+    return (f"Windows of {c.window_size} sentences every {c.window_stride}, each claim checked in its "
+            f"{c.windows_per_claim} best windows (Settings page) · judge: {state.settings()['judge']}"
+            + (f" · self-reflection up to {c.max_rounds} rounds" if c.reflect else ""))
+
+
+def read_upload(name: str, data: bytes, delimiter: Optional[str] = None) -> Table:
+    """An uploaded CSV/TSV/JSONL file, read by the same reader as the command line, or an InputError."""
+    size_mb = len(data) / 1e6
+    if size_mb > MAX_UPLOAD_MB:
+        raise InputError(f"{name} is {size_mb:.0f} MB; the dashboard audits files up to {MAX_UPLOAD_MB} MB. "
+                         f"For larger files use the command line, which streams: rt4chart batch {name} -o out.jsonl")
+    return table_from_bytes(data, name, delimiter)
 
 
 def current_judge():
     """The judge chosen in the sidebar; raises a clear error when the openai judge lacks a key."""
-    name = st.session_state.get("judge.name", "offline")
-    if name == "openai":
-        return make_judge("openai", model=st.session_state.get("judge.model") or None,
-                          base_url=st.session_state.get("judge.base_url") or None,
-                          api_key=st.session_state.get("judge.api_key") or None, cache=cache())
+    s = state.settings()
+    if s["judge"] == "openai":
+        return make_judge("openai", model=s.get("model") or None, base_url=s.get("base_url") or None,
+                          api_key=s.get("api_key") or None, cache=cache(), timeout_s=float(s["timeout_s"]),
+                          max_attempts=int(s["max_attempts"]), context_tokens=int(s["context_tokens"]) or None,
+                          key_hint="the API key field in the sidebar")
     return make_judge("offline")
 
 
+def _claim_label(report: AuditReport, claim_id: int) -> str:
+    result = report.claims[claim_id]
+    changed = " · changed by reflection" if len(set(result.history)) > 1 else ""
+    return f"Claim {claim_id + 1} · {result.verdict.value}{changed}"
+
+
 def show_report(report: AuditReport, key: str) -> None:
-    """The full view of one audit: banner, marked answer, evidence in context, claims, coverage, downloads."""
+    """One audit: banner, answer with numbered flags, one-click flag -> claim, its evidence in the context,
+    all claims (wrapping table), coverage and downloads."""
     html(banner_html(report) + legend_html())
     for note in report.notes:
-        st.info(note)
-    rows = claim_rows(report)
-    labels = ["(all claims)"] + [f"{r['#']}. [{r['verdict']}]{' (changed by reflection)' if r['changed'] else ''} "
-                                 f"{r['claim'][:80]}" for r in rows]
-    choice = st.selectbox("Inspect a claim (shows its evidence and per-window verdicts)", range(len(labels)),
-                          format_func=lambda i: labels[i], key=f"{key}.claim")
+        notice("info", note)
+    flagged = [r.claim.id for r in report.claims if r.verdict.is_hallucination or r.verdict.value == "unverified"]
+    pick_key = f"{key}.claim"
+    if flagged:
+        st.pills("Flagged claims (numbers as in the answer): select one to see its evidence", flagged,
+                 format_func=lambda i: _claim_label(report, i), key=f"{key}.flag",
+                 on_change=lambda: st.session_state.update({pick_key: st.session_state[f"{key}.flag"]}))
+    choices = [None] + [r.claim.id for r in report.claims]
+    if st.session_state.get(pick_key) not in choices:
+        st.session_state[pick_key] = None
+    selected: Optional[int] = st.selectbox(
+        "Inspect any claim", choices, key=pick_key,
+        format_func=lambda i: "(all claims)" if i is None else _claim_label(report, i))
     left, right = st.columns(2)
-    selected: Optional[int] = report.claims[choice - 1].claim.id if choice else None
     with left:
-        st.markdown("**Answer** — hallucinated spans marked")
+        st.markdown("**Answer** — flagged text marked, with its claim number")
         if report.question:
-            st.caption(f"Question: {report.question}")
-        html(answer_html(report, selected_claim=selected))
+            text(report.question, "Question:")
+        html(answer_html(report, selected_claim=selected, numbered=True))
     with right:
-        st.markdown("**Context** — evidence sentences highlighted")
+        st.markdown("**Context** — evidence sentences, with the numbers of their claims")
         html(context_html(report, [selected] if selected is not None else None))
     if selected is not None:
-        result = report.claims[choice - 1]
-        st.markdown(f"**Claim {choice}:** {result.claim.text}")
-        st.write(f"Final verdict: `{result.verdict.value}` (local OR-join: `{result.local_verdict.value}`) — "
-                 f"{result.rationale}")
+        _claim_detail(report, selected)
+    with st.expander("All claims with verdicts, evidence and reasons", expanded=selected is None):
+        html(claims_table_html(report))
+    st.caption(coverage_text(report))
+    c1, c2 = st.columns(2)
+    c1.download_button("Download JSON report", report.to_json(indent=2), file_name="rt4chart-report.json",
+                       mime="application/json", key=f"{key}.json")
+    c2.download_button("Download HTML report", report_html(report), file_name="rt4chart-report.html",
+                       mime="text/html", key=f"{key}.html")
+
+
+def _claim_detail(report: AuditReport, claim_id: int) -> None:
+    result = report.claims[claim_id]
+    with st.container(border=True):
+        text(result.claim.text, f"Claim {claim_id + 1}:")
+        text(f"{result.verdict.value} (local OR-join: {result.local_verdict.value}) — {result.rationale}",
+             "Verdict:")
+        for ev in result.evidence:
+            text(ev.text, f"Evidence, {ev.relation}, context sentence {ev.sentence_index + 1}:")
+        if not result.evidence:
+            st.caption("No context sentence supports or contradicts this claim.")
         if len(set(result.history)) > 1:
             st.warning("Changed by self-reflection: " + " → ".join(v.value for v in result.history))
-        elif len(result.history) > 1:
-            with st.expander("Reflection history"):
-                st.write(" → ".join(v.value for v in result.history))
         if result.local:
             st.dataframe(pd.DataFrame([{"window": w.window_index + 1,
                                         "sentences": f"{report.windows[w.window_index].first + 1}–"
@@ -139,27 +208,14 @@ def show_report(report: AuditReport, key: str) -> None:
                          hide_index=True, width="stretch")
         else:
             st.caption("No window matched this claim lexically; only the global check judged it.")
-    st.markdown("**Claims**")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key=f"{key}.table")
-    st.caption(coverage_text(report))
-    c1, c2 = st.columns(2)
-    c1.download_button("Download JSON report", report.to_json(indent=2), file_name="rt4chart-report.json",
-                       mime="application/json", key=f"{key}.json")
-    c2.download_button("Download HTML report", report_html(report), file_name="rt4chart-report.html",
-                       mime="text/html", key=f"{key}.html")
 
 
-def read_upload(name: str, data: bytes) -> list[dict]:
-    """Rows of an uploaded CSV/JSONL file, or an InputError with an actionable message."""
-    size_mb = len(data) / 1e6
-    if size_mb > MAX_UPLOAD_MB:
-        raise InputError(f"{name} is {size_mb:.0f} MB; the dashboard audits files up to {MAX_UPLOAD_MB} MB. "
-                         f"For larger files use the command line, which streams: rt4chart predict {name} -o out.jsonl")
-    return parse_rows(data, name)
+def sample_bytes() -> bytes:
+    return SAMPLE_CSV.read_bytes()
 
 
 def sample_rows() -> list[dict]:
-    return parse_rows(SAMPLE_CSV.read_bytes(), SAMPLE_CSV.name)
+    return parse_rows(sample_bytes(), SAMPLE_CSV.name)
 
 
 def example_record(row_id: str = "harbor-4") -> Record:

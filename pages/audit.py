@@ -1,7 +1,8 @@
 """Page: audit one answer against its context."""
 import streamlit as st
 
-from pages._shared import audit_config, current_judge, enter_through_app, example_record, show_report
+from pages import state
+from pages._shared import audit_config_note, current_judge, enter_through_app, example_record, notice, show_report
 from rt4chart.io import InputError, decode_bytes
 from rt4chart.judges.llm_client import JudgeConfigError
 from rt4chart.pipeline import audit
@@ -10,42 +11,54 @@ enter_through_app()  # a deep link on a fresh server must still get the app's na
 
 st.title("Audit an answer")
 st.caption("Paste the retrieved context and the answer; rt4chart traces every claim back to the context.")
+inputs = state.audit_inputs()
+if inputs.pop("running", False):  # the last run was interrupted (Cancel, or a click elsewhere)
+    notice("warning", "The audit was cancelled before it finished; nothing was kept.")
 
-if st.button("Load an example"):
+
+def load_example() -> None:
     example = example_record()
-    st.session_state["audit.context"] = example.context
-    st.session_state["audit.answer"] = example.answer
-    st.session_state["audit.question"] = example.question or ""
-    st.session_state.pop("audit.report", None)
+    inputs.update(context=example.context, answer=example.answer, question=example.question or "", report=None)
+    for field in ("context", "answer", "question"):
+        st.session_state[f"w.audit.{field}"] = inputs[field]
+
+
+st.button("Load an example", on_click=load_example)
 
 with st.expander("Upload .txt files instead of pasting"):
     for field in ("context", "answer"):
         upload = st.file_uploader(f"{field.title()} file", type=["txt", "md"], key=f"audit.upload_{field}")
         if upload is not None:
             try:
-                st.session_state[f"audit.{field}"] = decode_bytes(upload.getvalue(), upload.name)
+                inputs[field] = st.session_state[f"w.audit.{field}"] = decode_bytes(upload.getvalue(), upload.name)
             except InputError as exc:
-                st.error(str(exc))
+                notice("error", exc)
 
 left, right = st.columns(2)
-left.text_area("Context (retrieved passages or source document)", key="audit.context", height=260)
-right.text_area("Answer to audit", key="audit.answer", height=180)
-right.text_input("Question (optional)", key="audit.question")
+inputs["context"] = left.text_area("Context (retrieved passages or source document)", height=260,
+                                   **state.bind("context", "w.audit.context", state.audit_inputs))
+inputs["answer"] = right.text_area("Answer to audit", height=180,
+                                   **state.bind("answer", "w.audit.answer", state.audit_inputs))
+inputs["question"] = right.text_input("Question (optional)",
+                                      **state.bind("question", "w.audit.question", state.audit_inputs))
+st.caption(audit_config_note())
 
-if st.button("Audit", type="primary"):
-    context = st.session_state.get("audit.context", "")
-    answer = st.session_state.get("audit.answer", "")
-    if not answer.strip():
-        st.warning("The answer is empty: paste an answer to audit.")
+go, stop = st.columns([1, 6])
+if go.button("Audit", type="primary"):
+    if not inputs["answer"].strip():
+        notice("warning", "The answer is empty: paste an answer to audit.")
     else:
+        stop.button("Cancel", help="Stops the audit after the judge call in progress.")
+        bar = st.progress(0.0, text="Starting…")
+        inputs["running"] = True  # stays set if Streamlit stops this run (Cancel): the next run says so
         try:
-            with st.spinner("Auditing…"):
-                st.session_state["audit.report"] = audit(context, answer, st.session_state.get("audit.question"),
-                                                         judge=current_judge(), config=audit_config())
-
+            inputs["report"] = audit(inputs["context"], inputs["answer"], inputs["question"] or None,
+                                     judge=current_judge(), config=state.audit_config(),
+                                     progress=lambda step, fraction: bar.progress(fraction, text=step.capitalize()))
         except (JudgeConfigError, InputError, ValueError) as exc:
-            st.error(str(exc))
+            notice("error", exc)
+        inputs.pop("running", None)
+        bar.empty()
 
-report = st.session_state.get("audit.report")
-if report is not None:
-    show_report(report, key="audit.view")
+if inputs.get("report") is not None:
+    show_report(inputs["report"], key="audit.view")

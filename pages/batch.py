@@ -1,116 +1,183 @@
-"""Page: audit a CSV/JSONL file of RAG logs."""
+"""Page: audit a CSV/TSV/JSONL file of RAG logs."""
 import time
 
 import pandas as pd
 import streamlit as st
 
-from pages._shared import (audit_config, cache, current_judge, enter_through_app, read_upload, sample_rows,
-                           show_report)
+from pages import state
+from pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, enter_through_app, html, notice,
+                           read_upload, sample_bytes, show_report, text)
 from rt4chart.batch import run_records
-from rt4chart.io import InputError, detect_columns, records_from_rows
+from rt4chart.batch_report import batch_report_html
+from rt4chart.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
+from rt4chart.io import InputError, records_from_rows
 from rt4chart.judges.llm_client import JudgeConfigError
-from rt4chart.results import detect_gold_column, detect_group_columns, result_row, to_csv, to_jsonl
+from rt4chart.render import esc
+from rt4chart.results import result_row, to_csv, to_jsonl
+from rt4chart.views import DISAGREEMENTS, Filters, apply_filters, export_rows
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
+DELIMITERS = {"by extension": None, ", (comma)": ",", "; (semicolon)": ";", "tab": "\t", "| (pipe)": "|"}
+
+
+def load(name: str, data: bytes) -> None:
+    """Read an upload (or the demo) into the session's dataset; the same bytes again change nothing."""
+    delimiter = DELIMITERS[state.settings().get("delimiter") or "by extension"]
+    digest = f"{state.content_hash(data)}:{delimiter or ''}"
+    seen = st.session_state.get("rt4.upload_seen", {})
+    if seen.get("digest") == digest:
+        if seen.get("error"):
+            notice("error", seen["error"])
+        return
+    try:
+        table = read_upload(name, data, delimiter)
+        rows = list(table.rows())
+    except InputError as exc:
+        st.session_state["rt4.upload_seen"] = {"digest": digest, "error": str(exc)}
+        notice("error", exc)
+        return
+    st.session_state["rt4.upload_seen"] = {"digest": digest}
+    detected = detect_columns(table.columns, rows)
+    mapping = {**detected, "gold": detect_gold_column(table.columns), "gold_spans": detect_spans_column(table.columns),
+               "groups": detect_group_columns(table.columns)}
+    state.set_dataset(state.Dataset(name=name, digest=digest, columns=table.columns, rows=rows, mapping=mapping))
+
 
 st.title("Batch audit")
-st.caption("Upload a CSV or JSONL of RAG logs (context, answer, optional question, id, gold label, model/task).")
+st.caption("Upload a CSV, TSV or JSONL file of RAG logs: context, answer, and optionally question, id, gold label, "
+           "model/task columns. Rows are read exactly: a malformed file is refused with its line.")
+c1, c2 = st.columns([4, 1])
+upload = c1.file_uploader("CSV, TSV or JSONL file", type=["csv", "tsv", "txt", "jsonl", "json", "ndjson"],
+                          key="w.upload")
+c2.selectbox("CSV delimiter", list(DELIMITERS), **state.bind("delimiter"),
+             help="Never guessed from the content: by extension means tab for .tsv and comma otherwise.")
+if c2.button("Load the demo dataset"):
+    load(f"demo: sample_data/{SAMPLE_CSV.name}", sample_bytes())
+elif upload is not None:
+    load(upload.name, upload.getvalue())
 
-upload = st.file_uploader("CSV or JSONL file", type=["csv", "tsv", "jsonl", "json"], key="batch.upload")
-if st.button("Load the demo dataset"):
-    st.session_state["batch.rows"] = sample_rows()
-    st.session_state["batch.source"] = "demo: sample_data/rag_audit_sample.csv"
-elif upload is not None and st.session_state.get("batch.source") != upload.name:
+ds = state.dataset()
+if ds is None:
+    st.info("Upload a file, or load the demo dataset (20 rows with gold labels).")
+    st.stop()
+
+html(f"<h3>{len(ds.rows)} row{'s' if len(ds.rows) != 1 else ''} from {esc(ds.name)}</h3>")
+st.markdown("**Column mapping** — detected from the column names and contents; change any box.")
+m = ds.mapping
+
+
+def mapping_store() -> dict:
+    return state.dataset().mapping
+
+
+options = [None] + ds.columns
+name_of = {None: "(none)"}
+r1 = st.columns(4)
+for col, role, label in zip(r1, ("context", "answer", "question", "id"), ("Context", "Answer", "Question", "Row id")):
+    col.selectbox(label, options, format_func=lambda c: name_of.get(c, c),
+                  **state.bind(role, f"w.map.{role}", mapping_store))
+r2 = st.columns([1, 1, 2])
+r2[0].selectbox("Gold label (optional)", options, format_func=lambda c: name_of.get(c, c),
+                **state.bind("gold", "w.map.gold", mapping_store))
+r2[1].selectbox("Gold spans, JSON (optional)", options, format_func=lambda c: name_of.get(c, c),
+                **state.bind("gold_spans", "w.map.gold_spans", mapping_store))
+r2[2].multiselect("Group columns (model, task, …)", ds.columns,
+                  **state.bind("groups", "w.map.groups", mapping_store, []))
+with st.expander("Preview (first 10 rows)"):
+    st.dataframe(pd.DataFrame(ds.rows[:10]), hide_index=True, width="stretch")
+st.caption(audit_config_note())
+
+if st.button("Run batch audit", type="primary"):
+    roles = {k: m.get(k) for k in ("context", "answer", "question", "id")}
     try:
-        st.session_state["batch.rows"] = read_upload(upload.name, upload.getvalue())
-        st.session_state["batch.source"] = upload.name
-    except InputError as exc:
-        st.session_state.pop("batch.rows", None)
-        st.error(str(exc))
-
-rows = st.session_state.get("batch.rows")
-if rows:
-    columns = list(dict.fromkeys(c for r in rows[:100] for c in r))
-    guess = detect_columns(columns)
-    none = "(none)"
-    options = [none] + columns
-    st.subheader(f"{len(rows)} row{'s' if len(rows) != 1 else ''} from {st.session_state.get('batch.source')}")
-    c = st.columns(7)
-    roles = {}
-    for col, role in zip(c[:4], ("context", "answer", "question", "id")):
-        default = guess.get(role)
-        roles[role] = col.selectbox(role, options, index=options.index(default) if default in options else 0,
-                                    key=f"batch.map.{role}")
-    gold_default = detect_gold_column(columns)
-    roles["gold"] = c[4].selectbox("gold label", options, key="batch.map.gold",
-                                   index=options.index(gold_default) if gold_default else 0)
-    spans_default = next((x for x in columns if x.lower() in ("gold_spans", "spans", "hallucinated_spans")), None)
-    roles["gold_spans"] = c[5].selectbox("gold spans (JSON)", options, key="batch.map.gold_spans",
-                                         index=options.index(spans_default) if spans_default else 0)
-    groups = c[6].multiselect("group columns", columns, default=detect_group_columns(columns), key="batch.map.groups")
-    st.dataframe(pd.DataFrame(rows[:10]), hide_index=True, width="stretch")
-
-    if st.button("Run batch audit", type="primary"):
-        mapping = {k: (v if v != none else None) for k, v in roles.items() if k in ("context", "answer", "question", "id")}
+        records = list(records_from_rows(ds.rows, roles, ds.name, columns=ds.columns))
+        judge, config = current_judge(), state.audit_config()
+    except (InputError, JudgeConfigError, ValueError) as exc:
+        notice("error", exc)
+    else:
+        bar = st.progress(0.0, text="Starting…")
+        started = time.perf_counter()
+        extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
+        rows, reports = [], {}
         try:
-            records = list(records_from_rows(rows, mapping, st.session_state.get("batch.source", "upload")))
-            judge = current_judge()
-        except (InputError, JudgeConfigError, ValueError) as exc:
-            st.error(str(exc))
-        else:
-            bar = st.progress(0.0, text="Starting…")
-            started = time.perf_counter()
-            results, reports = [], {}
-            extra = [c for c in dict.fromkeys([roles["gold"], roles["gold_spans"], *groups]) if c and c != none]
-            for done, row in enumerate(run_records(records, judge, audit_config(), cache=cache()), 1):
-                results.append(result_row(row, extra))
+            for done, row in enumerate(run_records(records, judge, config, cache=cache()), 1):
+                rows.append(result_row(row, extra))
                 if row.report is not None:
                     reports[row.record.id] = row.report
-                elapsed = time.perf_counter() - started
-                eta = elapsed / done * (len(records) - done)
+                eta = (time.perf_counter() - started) / done * (len(records) - done)
                 bar.progress(done / len(records), text=f"{done}/{len(records)} rows · ETA {eta:.0f} s")
+        except JudgeConfigError as exc:  # the endpoint refuses the configuration: the run stopped
+            bar.empty()
+            notice("error", exc)
+        else:
             bar.progress(1.0, text=f"Done: {len(records)} rows in {time.perf_counter() - started:.1f} s")
-            st.session_state["batch.results"] = results
-            st.session_state["batch.reports"] = reports
-            st.session_state["batch.meta"] = {"gold": roles["gold"] if roles["gold"] != none else None,
-                                              "gold_spans": roles["gold_spans"] if roles["gold_spans"] != none else None,
-                                              "groups": groups, "answers": {r.id: r.answer for r in records}}
+            manifest = next(iter(reports.values())).manifest.model_dump() if reports else {}
+            state.set_results(state.Results(
+                digest=ds.digest, rows=rows, reports=reports, mapping=dict(m),
+                answers={r.id: r.answer for r in records},
+                texts={r.id: {"question": r.question, "context": r.context, "answer": r.answer} for r in records},
+                manifest=manifest))
 
-results = st.session_state.get("batch.results")
-if results:
-    df = pd.DataFrame(results)
-    errors = df[df["status"] == "error"]
-    if len(errors):
-        st.warning(f"{len(errors)} rows failed and were skipped; the rest of the run completed.")
-        st.dataframe(errors[["id", "error"]], hide_index=True, width="stretch")
-    st.subheader("Results")
-    f1, f2, f3 = st.columns(3)
-    status = f1.multiselect("status", sorted(df["status"].unique()), key="batch.filter.status")
-    verdict = f2.selectbox("has a claim that is", ["(any)", "contradicted", "baseless", "unverified"],
-                           key="batch.filter.verdict")
-    meta = st.session_state.get("batch.meta", {})
-    group_filters = {}
-    for g in meta.get("groups", []):
-        group_filters[g] = f3.multiselect(g, sorted(df[g].astype(str).unique()), key=f"batch.filter.{g}")
-    view = df
-    if status:
-        view = view[view["status"].isin(status)]
-    if verdict != "(any)":
-        view = view[view[verdict] > 0]
-    for g, values in group_filters.items():
-        if values:
-            view = view[view[g].astype(str).isin(values)]
-    st.dataframe(view, hide_index=True, width="stretch")
-    d1, d2 = st.columns(2)
-    d1.download_button("Download CSV", to_csv(results), file_name="rt4chart-batch.csv", mime="text/csv")
-    d2.download_button("Download JSONL", to_jsonl(results), file_name="rt4chart-batch.jsonl",
-                       mime="application/json")
+res = state.results()
+if res is None:
+    st.stop()
+df = pd.DataFrame(res.rows)
+errors = df[df["status"] == "error"]
+if len(errors):
+    notice("warning", f"{len(errors)} rows failed and are listed here; the rest of the run completed.")
+    st.dataframe(errors[["id", "error"]], hide_index=True, width="stretch")
+unverified = int((df["status"] == "unverified").sum())
+if unverified:
+    notice("warning", f"{unverified} answers are unverified (the judge failed on them): they count as neither "
+                      "faithful nor hallucinated; their claims say why.")
 
-    reports = st.session_state.get("batch.reports", {})
-    ids = [i for i in view["id"] if i in reports]
-    if ids:
-        st.subheader("Drill down")
-        if st.session_state.get("batch.drill") not in ids:  # e.g. a link from Insights to a filtered-out row
-            st.session_state.pop("batch.drill", None)
-        chosen = st.selectbox("Row", ids, key="batch.drill")
-        show_report(reports[chosen], key="batch.view")
+st.subheader("Results")
+gold = res.mapping.get("gold")
+f = st.columns(4)
+statuses = f[0].multiselect("Status", sorted(df["status"].unique()), **state.bind("statuses", "w.filter.status",
+                                                                                  lambda: res.filters, []))
+verdict = f[1].selectbox("Has a claim that is", [None, "contradicted", "baseless", "unverified"],
+                         format_func=lambda v: "(any)" if v is None else v,
+                         **state.bind("verdict", "w.filter.verdict", lambda: res.filters))
+disagreement = None
+if gold:
+    disagreement = f[2].selectbox(f"Judge vs gold ({gold})", [None, *DISAGREEMENTS],
+                                  format_func=lambda v: "(all rows)" if v is None else v,
+                                  **state.bind("disagreement", "w.filter.disagreement", lambda: res.filters))
+group_filters = {}
+for g in res.mapping.get("groups", []):
+    if g in df:
+        group_filters[g] = f[3].multiselect(g, sorted(df[g].astype(str).unique()),
+                                            **state.bind(f"group.{g}", f"w.filter.group.{g}", lambda: res.filters, []))
+view = apply_filters(df, Filters(statuses=statuses, verdict=verdict, groups=group_filters,
+                                 disagreement=disagreement, gold_column=gold))
+st.dataframe(view, hide_index=True, width="stretch")
+st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort")
+
+full = st.checkbox("Include question, context and answer in full in the downloads", key="w.export.full")
+exported = export_rows(view, res.texts if full else None)
+d1, d2, d3 = st.columns(3)
+if not exported:
+    st.caption("No rows match the filters: nothing to download.")
+d1.download_button("Download CSV", to_csv(exported), file_name="rt4chart-batch.csv", mime="text/csv",
+                   disabled=not exported)
+d2.download_button("Download JSONL", to_jsonl(exported), file_name="rt4chart-batch.jsonl", mime="application/json",
+                   disabled=not exported)
+shown = set(view["id"].astype(str))
+report_page = batch_report_html(
+    [r for r in res.rows if str(r["id"]) in shown], res.reports, res.mapping.get("groups", []), gold,
+    res.mapping.get("gold_spans"), res.answers, res.manifest,
+    title=f"rt4chart batch audit — {ds.name}" + (f" ({len(view)} of {len(df)} rows)" if len(view) != len(df) else ""))
+d3.download_button("Download HTML report", report_page, file_name="rt4chart-batch-report.html", mime="text/html",
+                   disabled=not exported)
+
+ids = [str(i) for i in view["id"] if str(i) in res.reports]
+if ids:
+    st.subheader("Drill down")
+    if state.drill() not in ids:  # a new filter, or a link (Insights, Metrics) to a row: show one that is listed
+        state.set_drill(ids[0])
+    if st.session_state.get("w.drill") != state.drill():
+        st.session_state["w.drill"] = state.drill()
+    chosen = st.selectbox("Row", ids, key="w.drill", on_change=lambda: state.set_drill(st.session_state["w.drill"]))
+    text(chosen, "Row id:")
+    show_report(res.reports[chosen], key="batch.view")

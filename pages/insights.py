@@ -1,8 +1,9 @@
-"""Page: what should this RAG system fix? Action items from the last batch audit (LLM judge)."""
+"""Page: what should this RAG system fix? Action items from the current batch audit (LLM judge)."""
 import streamlit as st
 
-from pages._shared import current_judge, enter_through_app
-from rt4chart.insights import NEEDS_LLM, build_insights, client_of, rows_from_reports
+from pages import state
+from pages._shared import current_judge, enter_through_app, notice, text
+from rt4chart.insights import build_insights, client_of, rows_from_reports
 from rt4chart.judges.llm_client import JudgeConfigError
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
@@ -11,12 +12,12 @@ st.title("Insights")
 st.caption("Action items for the team that owns the RAG system, learned from the audited rows: a sequential "
            "warm-up on the rows with the most issues, then the other rows in parallel.")
 
-reports = st.session_state.get("batch.reports")
-if st.session_state.get("judge.name", "offline") != "openai":
-    st.info(f"This page needs an LLM judge. {NEEDS_LLM[0].upper() + NEEDS_LLM[1:]}: pick **openai** in the sidebar "
-            "and fill in the base URL, model and key (or set the environment variables before starting the app).")
+res = state.results()
+if state.settings()["judge"] != "openai":
+    st.info("Insights are written by an LLM: pick **openai** in the sidebar and fill in the base URL, model and "
+            "key (or set the environment variables before starting the app).")
     st.stop()
-if not reports:
+if res is None or not res.reports:
     st.info("Run a batch audit first (Batch audit page); insights are built from its audited rows.")
     st.stop()
 
@@ -26,33 +27,34 @@ workers = c2.number_input("Parallel calls", 1, 32, 4, key="insights.workers")
 if st.button("Find action items", type="primary"):
     try:
         with st.spinner("Reading the audited rows…"):
-            st.session_state["insights.report"] = build_insights(rows_from_reports(reports), client_of(current_judge()),
+            st.session_state["insights.report"] = build_insights(rows_from_reports(res.reports),
+                                                                 client_of(current_judge()),
                                                                  warmup=int(warmup), workers=int(workers))
-
     except (JudgeConfigError, ValueError) as exc:
-        st.error(str(exc))
+        notice("error", exc)
 
 report = st.session_state.get("insights.report")
 if report is not None:
     for failure in report.failures:
-        st.warning(failure)
+        notice("warning", failure)
     if not report.items:
         st.info("No action items: the audited rows show no hallucinated claims, or the judge found no pattern.")
     for n, item in enumerate(report.items, 1):
         with st.container(border=True):
-            st.markdown(f"**{n}. {item.title}** — {item.count} rows")
-            st.write(item.description)
-            cols = st.columns(min(6, max(1, len(item.rows))))
-            for k, row_id in enumerate(item.rows[:6]):
-                if cols[k].button(f"row {row_id}", key=f"insights.open.{item.id}.{row_id}"):
-                    st.session_state["batch.drill"] = row_id
-                    st.switch_page("pages/batch.py")
-    st.write("Interesting rows (added something new in the parallel phase): "
-             + (", ".join(report.interesting_rows) or "none"))
+            text(f"{item.title} — {item.count} rows", f"{n}.")
+            text(item.description)
+            c_rows, c_open = st.columns([3, 1])
+            chosen = c_rows.selectbox("Example row", item.rows[:50], key=f"insights.rows.{item.id}")
+            if c_open.button("Open in the batch drill-down", key=f"insights.open.{item.id}"):
+                state.set_drill(chosen)
+                st.switch_page("pages/batch.py")
+    text(", ".join(report.interesting_rows) or "none", "Interesting rows (added something new in the parallel phase):")
     st.caption(f"{report.warmup_steps} warm-up steps · {report.parallel_rows} rows in parallel · "
-               f"{report.skipped_rows} rows without issues skipped · {report.calls} calls ({report.cached_calls} cached) · "
-               f"{report.prompt_tokens + report.completion_tokens:,} tokens · {report.elapsed_s:.1f} s · parallel phase "
-               f"{report.parallel_wall_s:.1f} s instead of ~{report.sequential_estimate_s:.1f} s sequentially")
+               f"{report.skipped_rows} rows without issues skipped"
+               + (f" · {report.unverified_rows} unverified rows skipped" if report.unverified_rows else "")
+               + f" · {report.calls} calls ({report.cached_calls} cached) · "
+               f"{report.prompt_tokens + report.completion_tokens:,} tokens · {report.elapsed_s:.1f} s · parallel "
+               f"phase {report.parallel_wall_s:.1f} s instead of ~{report.sequential_estimate_s:.1f} s sequentially")
     d1, d2 = st.columns(2)
     d1.download_button("Download Markdown", report.to_markdown(), file_name="rt4chart-insights.md")
     d2.download_button("Download JSON", report.model_dump_json(indent=2), file_name="rt4chart-insights.json")

@@ -1,39 +1,83 @@
-"""Page: dataset metrics of the last batch audit."""
+"""Page: dataset metrics of the current batch audit — headline figures first, then the charts."""
 import streamlit as st
 
-from pages._shared import enter_through_app
+from pages import state
+from pages._shared import enter_through_app, html
 from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
-from rt4chart.metrics import fmt
+from rt4chart.metrics import fmt, wilson_interval
+from rt4chart.render import esc
 from rt4chart.results import gold_scores, reflection_effect
+from rt4chart.views import agreement
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Dataset metrics")
-results = st.session_state.get("batch.results")
-if not results:
+res = state.results()
+if res is None:
     st.info("Run a batch audit first (Batch audit page; the demo dataset takes one click).")
     st.stop()
 
-meta = st.session_state.get("batch.meta", {})
-df = frame(results)
-errors = len(results) - len(df)
-st.caption(f"{len(df)} audited rows" + (f" ({errors} failed rows excluded)" if errors else ""))
+df = frame(res.rows)
+failed = len(res.rows) - len(df)
+decided = df[df["hallucinated"].map(lambda v: isinstance(v, bool))] if len(df) else df
+n = len(decided)
+k = int(decided["hallucinated"].sum()) if n else 0
+low, high = wilson_interval(k, n)
+head = st.columns(4)
+head[0].metric("Answers audited", len(df), help=f"{failed} failed rows are not counted" if failed else None)
+head[1].metric("Hallucination rate", f"{k / n:.1%}" if n else "–", help=f"{k} of {n}; 95% Wilson interval")
+head[2].metric("95% interval", f"{low:.0%}–{high:.0%}" if n else "–")
+head[3].metric("Unverified", int((df["status"] == "unverified").sum()) if len(df) else 0,
+               help="Judge failures: neither faithful nor hallucinated, in no rate")
+
+gold = res.mapping.get("gold")
+scores = None
+if gold and gold in df:
+    html(f"<b>Against gold labels ({esc(gold)})</b>")
+    scores = gold_scores(res.rows, gold, gold_spans_column=res.mapping.get("gold_spans"), answers=res.answers)
+    g = st.columns(4)
+    g[0].metric("Precision", fmt(scores.precision))
+    g[1].metric("Recall", fmt(scores.recall))
+    g[2].metric("F1", fmt(scores.f1))
+    g[3].metric("Balanced accuracy", fmt(scores.balanced_accuracy))
+    if scores.span_records:
+        st.caption(f"Character-span P/R/F1 over {scores.span_records} answers with gold spans: "
+                   f"{fmt(scores.span_precision)} / {fmt(scores.span_recall)} / {fmt(scores.span_f1)}")
+    marks = agreement(df, gold)
+    left, right = st.columns([1, 2])
+    kind = left.selectbox("Disagreements with gold", ["false positives", "false negatives"], key="w.metrics.disagree")
+    wanted = df[marks == kind[:-1]]
+    left.caption(f"{len(wanted)} {kind}: flagged by the judge but faithful in gold" if kind == "false positives"
+                 else f"{len(wanted)} {kind}: hallucinated in gold but not flagged by the judge")
+    if left.button("Open these rows in the batch drill-down", disabled=wanted.empty):
+        res.filters["disagreement"] = kind
+        state.set_drill(str(wanted["id"].iloc[0]))
+        st.switch_page("pages/batch.py")
+    right.dataframe(wanted[["id", "status", "contradicted", "baseless", "hallucinated_text"]], hide_index=True,
+                    width="stretch", height=220)
+else:
+    st.caption("Map a gold label column on the Batch page to see precision, recall, F1, balanced accuracy, the "
+               "confusion matrix and the judge's disagreements with gold.")
+
 c1, c2 = st.columns(2)
 c1.plotly_chart(rate_figure(df), width="stretch", key="metrics.rate")
 c2.plotly_chart(verdict_mix_figure(df), width="stretch", key="metrics.mix")
-for i, group in enumerate(meta.get("groups", [])):
+for i, group in enumerate(res.mapping.get("groups", [])):
     if group in df:
-        st.plotly_chart(rate_by_group_figure(df, group), width="stretch", key=f"metrics.group.{i}")
-st.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims")
-left, right = st.columns(2)
-left.subheader("Answers with the most issues")
-left.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
-right.subheader("Contexts with the most issues")
-right.dataframe(top_contexts(df, 10), hide_index=True, width="stretch")
+        st.plotly_chart(rate_by_group_figure(df, group, gold if scores is not None else None), width="stretch",
+                        key=f"metrics.group.{i}")
+c3, c4 = st.columns(2)
+c3.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims")
+if scores is not None:
+    c4.plotly_chart(confusion_figure(scores), width="stretch", key="metrics.confusion")
 
-gold = meta.get("gold")
-effect = reflection_effect(results, gold if gold and gold in df else None)
+st.subheader("Answers with the most issues")
+st.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
+st.subheader("Contexts with the most issues")
+st.dataframe(top_contexts(df, 10), hide_index=True, width="stretch")
+
+effect = reflection_effect(res.rows, gold if scores is not None else None)
 if effect["answers"]:
     st.subheader("Self-reflection")
     r = st.columns(4)
@@ -42,18 +86,3 @@ if effect["answers"]:
     r[2].metric("Decision changed", effect["decision_changed"])
     if effect["fixed"] is not None:
         r[3].metric("Changes that helped / hurt", f"{effect['fixed']} / {effect['broken']}")
-
-if gold and gold in df:
-    st.subheader(f"Against gold labels ({gold})")
-    s = gold_scores(results, gold, gold_spans_column=meta.get("gold_spans"), answers=meta.get("answers"))
-    m = st.columns(4)
-    m[0].metric("Precision", fmt(s.precision))
-    m[1].metric("Recall", fmt(s.recall))
-    m[2].metric("F1", fmt(s.f1))
-    m[3].metric("Balanced accuracy", fmt(s.balanced_accuracy))
-    st.plotly_chart(confusion_figure(s), width="stretch", key="metrics.confusion")
-    if s.span_records:
-        st.write(f"Character-span P/R/F1 over {s.span_records} answers with gold spans: "
-                 f"{fmt(s.span_precision)} / {fmt(s.span_recall)} / {fmt(s.span_f1)}")
-else:
-    st.caption("Map a gold label column on the Batch page to see precision, recall, F1 and the confusion matrix.")

@@ -1,21 +1,24 @@
-"""Page: settings, cache, version and how the audit works."""
+"""Page: settings (kept for the whole session, on every page), cache, version and how the audit works."""
 import streamlit as st
 
-from pages._shared import cache, enter_through_app
+from pages import state
+from pages._shared import cache, enter_through_app, notice
 from rt4chart import __version__
-from rt4chart.config import AuditConfig
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Settings & about")
-defaults = AuditConfig()
 st.subheader("Windows of the local verification")
+st.caption("These settings apply to every audit of this session (single answers and batches), show in each "
+           "report's coverage line and manifest, and stay as set when you change pages.")
 c1, c2, c3 = st.columns(3)
-c1.number_input("Window size (sentences)", 1, 200, defaults.window_size, key="settings.window_size")
-c2.number_input("Stride (sentences)", 1, 200, defaults.window_stride, key="settings.window_stride")
-c3.number_input("Windows per claim", 1, 1000, defaults.windows_per_claim, key="settings.windows_per_claim")
-if st.session_state["settings.window_stride"] > st.session_state["settings.window_size"]:
-    st.error("The stride must not exceed the window size, or sentences between windows are never checked.")
+s = state.settings()
+s["window_size"] = c1.number_input("Window size (sentences)", 1, 200, **state.bind("window_size"))
+s["window_stride"] = c2.number_input("Stride (sentences)", 1, 200, **state.bind("window_stride"))
+s["windows_per_claim"] = c3.number_input("Windows per claim", 1, 1000, **state.bind("windows_per_claim"))
+if s["window_stride"] > s["window_size"]:
+    notice("error", "The stride must not exceed the window size, or sentences between windows are never checked; "
+                    "audits use these settings only once the stride is at most the window size.")
 
 st.subheader("Memo cache")
 memo = cache()

@@ -7,7 +7,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from .metrics import Scores, wilson_interval
-from .render import STYLE
+from .render import STYLE, esc
+from .views import group_rates
 
 VERDICTS = ("contradicted", "baseless", "unverified", "entailed")
 
@@ -35,9 +36,10 @@ def rate_figure(df: pd.DataFrame) -> go.Figure:
     k = _hallucinated(df["hallucinated"]) if n else 0
     low, high = wilson_interval(k, n)
     rate = k / n if n else 0.0
-    fig = go.Figure(go.Bar(x=["hallucinated answers"], y=[rate], marker_color=STYLE["contradicted"]["fg"],
+    fig = go.Figure(go.Bar(x=[f"hallucinated answers ({k}/{n})"], y=[rate], marker_color=STYLE["contradicted"]["fg"],
                            error_y=dict(type="data", symmetric=False, array=[high - rate], arrayminus=[rate - low]),
-                           text=[f"{rate:.0%} ({k}/{n})"], textposition="outside"))
+                           text=[f"{rate:.0%}"], textposition="inside", insidetextanchor="start",
+                           textfont=dict(color="white")))
     fig.update_yaxes(range=[0, 1], tickformat=".0%")
     return _layout(fig, f"Hallucination rate: {rate:.1%} (95% CI {low:.1%}–{high:.1%})")
 
@@ -50,22 +52,28 @@ def verdict_mix_figure(df: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Claims by verdict")
 
 
-def rate_by_group_figure(df: pd.DataFrame, group: str) -> go.Figure:
-    """Hallucination rate per value of a group column (model, task, ...) with 95% intervals."""
-    rows = []
-    for value, part in df.groupby(group, dropna=False):
-        n = len(part)
-        k = _hallucinated(part["hallucinated"])
-        low, high = wilson_interval(k, n)
-        rows.append((str(value), k / n if n else 0.0, low, high, n))
-    rows.sort(key=lambda r: -r[1])
-    fig = go.Figure(go.Bar(x=[r[0] for r in rows], y=[r[1] for r in rows],
-                           error_y=dict(type="data", symmetric=False, array=[r[3] - r[1] for r in rows],
-                                        arrayminus=[r[1] - r[2] for r in rows]),
-                           text=[f"{r[1]:.0%} (n={r[4]})" for r in rows], textposition="outside",
-                           marker_color=STYLE["baseless"]["fg"]))
+def rate_by_group_figure(df: pd.DataFrame, group: str, gold_column: Optional[str] = None) -> go.Figure:
+    """Hallucination rate per value of a group column (model, task, ...) with 95% intervals; with a gold
+    column, the gold rate beside the judge's. Labels sit inside the bars' base so error bars never cross
+    them; group values are escaped (Plotly reads a little HTML in labels)."""
+    rates = group_rates(df, group, gold_column)
+    x = [f"{esc(v)} (n={n})" for v, n in zip(rates[group], rates["answers"])] if len(rates) else []
+    traces = [("predicted", "judge", STYLE["baseless"]["fg"])]
+    if gold_column and "gold_rate" in rates:
+        traces.append(("gold", "gold labels", "#1565c0"))
+    fig = go.Figure()
+    for prefix, name, colour in traces:
+        y = [v if v == v and v is not None else 0.0 for v in rates.get(f"{prefix}_rate", [])]
+        fig.add_trace(go.Bar(
+            name=name, x=x, y=y, marker_color=colour,
+            error_y=dict(type="data", symmetric=False, array=[h - v for h, v in zip(rates[f"{prefix}_high"], y)],
+                         arrayminus=[v - lo for lo, v in zip(rates[f"{prefix}_low"], y)]),
+            text=[f"{v:.0%}" for v in y], textposition="inside", insidetextanchor="start",
+            textfont=dict(color="white")))
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, x=1, xanchor="right", yanchor="bottom"))
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    return _layout(fig, f"Hallucination rate by {group}")
+    title = f"Hallucination rate by {esc(group)}" + (": judge vs gold labels" if len(traces) > 1 else "")
+    return _layout(fig, title)
 
 
 def claims_per_answer_figure(df: pd.DataFrame) -> go.Figure:
@@ -86,10 +94,11 @@ def confusion_figure(s: Scores) -> go.Figure:
 
 
 def top_issues(df: pd.DataFrame, n: int = 10, context_column: Optional[str] = None) -> pd.DataFrame:
-    """The answers with the most contradicted + baseless claims."""
+    """The answers with the most contradicted + baseless claims (answers without any are not listed)."""
     if df.empty:
         return df
     issues = df.assign(issues=df["contradicted"] + df["baseless"])
+    issues = issues[issues["issues"] > 0]
     columns = ["id", "issues", "contradicted", "baseless", "hallucinated_text"]
     if context_column and context_column in issues:
         columns.insert(1, context_column)
@@ -104,4 +113,6 @@ def top_contexts(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
                  .groupby("context_id", as_index=False)
                  .agg(context=("context_preview", "first"), answers=("id", "count"), issues=("issues", "sum"),
                       hallucinated_answers=("hallucinated", _hallucinated)))
-    return grouped.sort_values(["issues", "context_id"], ascending=[False, True]).head(n)
+    grouped = grouped[grouped["issues"] > 0]
+    columns = ["issues", "hallucinated_answers", "answers", "context_id", "context"]  # counts first: always visible
+    return grouped.sort_values(["issues", "context_id"], ascending=[False, True]).head(n)[columns]

@@ -99,13 +99,13 @@ def rows_from_predictions(lines: Iterable[dict]) -> list[AuditedRow]:
         claims = [{"text": c.get("text", ""), "verdict": c.get("verdict"),
                    "evidence": [e.get("text", "") for e in c.get("evidence") or []]} for c in line.get("claims") or []]
         rows.append(AuditedRow(id=str(line.get("id")), answer=line.get("answer", ""), question=line.get("question"),
-                               claims=claims))
+                               claims=claims, status=line.get("status") or ""))
     return rows
 
 
 def rows_from_reports(reports: dict) -> list[AuditedRow]:
     """Audited rows from AuditReports keyed by row id (the dashboard's batch results)."""
-    return [AuditedRow(id=rid, answer=r.answer, question=r.question,
+    return [AuditedRow(id=rid, answer=r.answer, question=r.question, status=r.status,
                        claims=[{"text": c.claim.text, "verdict": c.verdict.value,
                                 "evidence": [e.text for e in c.evidence]} for c in r.claims])
             for rid, r in reports.items()]
@@ -156,7 +156,8 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     system = prompts.load("insights_system")
     report = InsightsReport()
     with_issues = [r for r in rows if r.issues]
-    report.skipped_rows = len(rows) - len(with_issues)
+    report.unverified_rows = sum(1 for r in rows if r.unverified)
+    report.skipped_rows = len(rows) - len(with_issues) - report.unverified_rows
     ranked = sorted(with_issues, key=lambda r: -r.issues)  # stable: ties keep input order
     warm, rest = ranked[:warmup], ranked[warmup:]
     items: dict[str, ActionItem] = {}

@@ -13,10 +13,17 @@ class AuditedRow(BaseModel):
     answer: str = ""
     question: Optional[str] = None
     claims: list[dict] = Field(default_factory=list)  # {"text", "verdict", "evidence": [text, ...]}
+    status: str = ""
 
     @property
     def issues(self) -> int:
         return sum(c.get("verdict") in ("contradicted", "baseless") for c in self.claims)
+
+    @property
+    def unverified(self) -> bool:
+        """The judge failed on this row: it has no known issue, but it is not known to be clean either."""
+        return not self.issues and (self.status == "unverified"
+                                    or any(c.get("verdict") == "unverified" for c in self.claims))
 
 
 class ActionItem(BaseModel):
@@ -36,7 +43,8 @@ class InsightsReport(BaseModel):
     warmup_rows: list[str] = Field(default_factory=list)
     warmup_steps: int = 0
     parallel_rows: int = 0
-    skipped_rows: int = 0
+    skipped_rows: int = 0      # rows the judge verified and found no issue in
+    unverified_rows: int = 0   # rows the judge failed on: skipped too, but never called "without issues"
     calls: int = 0
     cached_calls: int = 0
     prompt_tokens: int = 0
@@ -60,7 +68,9 @@ class InsightsReport(BaseModel):
         lines += ["", f"Interesting rows (added something new in the parallel phase): "
                       f"{', '.join(self.interesting_rows) or 'none'}",
                   f"Warm-up: {self.warmup_steps} sequential steps over {len(self.warmup_rows)} rows; parallel phase: "
-                  f"{self.parallel_rows} rows ({self.skipped_rows} rows without issues skipped).",
+                  f"{self.parallel_rows} rows ({self.skipped_rows} rows without issues skipped"
+                  + (f", {self.unverified_rows} unverified rows skipped: the judge failed on them"
+                     if self.unverified_rows else "") + ").",
                   f"Cost: {self.calls} calls ({self.cached_calls} cached), {self.prompt_tokens:,} prompt + "
                   f"{self.completion_tokens:,} completion tokens, {self.elapsed_s:.1f} s; the parallel phase took "
                   f"{self.parallel_wall_s:.1f} s instead of about {self.sequential_estimate_s:.1f} s one by one."]

@@ -6,7 +6,9 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional, Sequence
+
+from .columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
 
 from .errors import InputError
 from .tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
@@ -36,27 +38,6 @@ class Record:
     renamed_from: Optional[str] = None  # set when a repeated id was made unique
     row: int = 0
     error: Optional[str] = None
-
-
-CONTEXT_NAMES = ("context", "contexts", "source", "document", "passage", "passages", "retrieved_context",
-                 "reference", "knowledge")
-ANSWER_NAMES = ("answer", "response", "output", "generation", "summary", "prediction", "completion")
-QUESTION_NAMES = ("question", "query", "prompt", "input", "user_input")
-ID_NAMES = ("id", "row_id", "uid", "example_id", "sample_id")
-
-
-def detect_columns(columns: list[str]) -> dict[str, Optional[str]]:
-    """Map the roles context/answer/question/id to column names, by common spellings."""
-    lowered = {c.strip().lower(): c for c in columns}
-
-    def pick(names):
-        for n in names:
-            if n in lowered:
-                return lowered[n]
-        return None
-
-    return {"context": pick(CONTEXT_NAMES), "answer": pick(ANSWER_NAMES), "question": pick(QUESTION_NAMES),
-            "id": pick(ID_NAMES)}
 
 
 def _cell(value) -> Optional[str]:
@@ -97,9 +78,10 @@ def _question_of(row: dict, column: Optional[str]) -> Optional[str]:
     return None
 
 
-def resolve_roles(columns: list[str], mapping: Optional[dict], source: str) -> dict[str, Optional[str]]:
+def resolve_roles(columns: list[str], mapping: Optional[dict], source: str,
+                  sample: Sequence[dict] = ()) -> dict[str, Optional[str]]:
     """The role -> column mapping (auto-detected, then overridden by `mapping`); missing roles raise."""
-    roles = detect_columns(columns)
+    roles = detect_columns(columns, sample)
     roles.update({k: v for k, v in (mapping or {}).items() if v and k in roles})
     unknown = [f"{role} -> {col!r}" for role, col in roles.items() if col and col not in columns]
     if unknown:
@@ -108,9 +90,10 @@ def resolve_roles(columns: list[str], mapping: Optional[dict], source: str) -> d
     missing = [r for r in ("context", "answer") if not roles.get(r)]
     if missing:
         raise InputError(f"{source}: no column for {' and '.join(missing)}. Columns found: "
-                         f"{', '.join(map(str, columns)) or '(none)'}. Needed: a context column (one of "
-                         f"{', '.join(CONTEXT_NAMES[:4])}...) and an answer column (one of "
-                         f"{', '.join(ANSWER_NAMES[:4])}...), or map them explicitly.")
+                         f"{', '.join(map(str, columns)) or '(none)'}. Needed: a context column (e.g. "
+                         f"{', '.join(EXACT['context'][:4])}...) and an answer column (e.g. "
+                         f"{', '.join(EXACT['answer'][:4])}...); map them with --context-col/--answer-col "
+                         "(the mapping boxes in the app).")
     return roles
 
 
@@ -125,7 +108,7 @@ def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, sour
     first = next(iterator, None)
     if first is None:
         return
-    roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source)
+    roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source, [first])
     used: set[str] = set()
     suffixes: dict[str, int] = {}
     n = 0

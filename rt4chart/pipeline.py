@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from typing import Optional
+from typing import Callable, Optional
 
 from . import __version__
 from .claim_coverage import ensure_coverage
@@ -87,9 +87,14 @@ def prepare(context: str, answer: str, question: Optional[str]) -> AuditInput:
                       index=SentenceIndex(context_sentences))
 
 
+Progress = Callable[[str, float], None]
+
+
 def audit(context: str, answer: str, question: Optional[str] = None, judge: Optional[Judge] = None,
-          config: Optional[AuditConfig] = None) -> AuditReport:
-    """Audit one answer against its context (and optional question) and return the full report."""
+          config: Optional[AuditConfig] = None, progress: Optional[Progress] = None) -> AuditReport:
+    """Audit one answer against its context (and optional question) and return the full report.
+    `progress(step, fraction)` is called before each step (decomposition, each window, global check,
+    reflection), so a caller can show where a slow LLM audit is, or stop it there."""
     from .judges.factory import make_judge
 
     for name, value in (("context", context), ("answer", answer)):
@@ -104,6 +109,8 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     data = prepare(context, answer, question)
     windows = make_windows(len(data.context_sentences), config.window_size, config.window_stride)
     notes: list[str] = []
+    tell = progress or (lambda _step, _fraction: None)
+    tell("decomposing the answer into claims", 0.0)
     claims = judge.decompose(data, usage) if data.answer_sentences else []
     claims, added = ensure_coverage(claims, answer, data.answer_sentences)
     if added:
@@ -121,15 +128,17 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
         notes.append("the context is empty: every claim is baseless")
         finals = {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
     elif claims:
-        for window_index, routed in route_claims(claims, windows, data, config.windows_per_claim).items():
-            if not routed:
-                continue
+        plan = [(i, routed) for i, routed in route_claims(claims, windows, data, config.windows_per_claim).items()
+                if routed]
+        for step, (window_index, routed) in enumerate(plan):
+            tell(f"local check: window {step + 1} of {len(plan)}", 0.1 + 0.7 * step / max(1, len(plan)))
             window_checks += len(routed)
             for claim_id, j in judge.verify_window(routed, windows[window_index], data, usage).items():
                 local[claim_id].append(WindowVerdict(window_index=window_index, verdict=j.verdict,
                                                      evidence=j.supporting + j.contradicting,
                                                      rationale=j.rationale))
                 hints[claim_id] = _strongest(hints.get(claim_id), j)
+        tell("global check against the whole context", 0.8)
         finals = judge.verify_global(claims, hints, data, usage)
 
     histories: dict[int, list[Verdict]] = {}
@@ -137,6 +146,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     if config.reflect and claims and finals:
         finals = {c.id: finals.get(c.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
                   for c in claims}
+        tell("self-reflection", 0.9)
         finals, histories, reflection = reflect(claims, finals, judge, data, config.max_rounds, usage)
         if reflection.failure:
             notes.append(f"reflection stopped early: {reflection.failure}")

@@ -32,12 +32,30 @@ CSS = """
 .rt4-table{border-collapse:collapse;width:100%;font-size:.92rem}
 .rt4-table td,.rt4-table th{border:1px solid #ddd;padding:.35rem .5rem;vertical-align:top;text-align:left}
 .rt4-badge{display:inline-block;padding:0 .4rem;border-radius:3px;font-size:.8rem;font-weight:600}
+.rt4-num{font-size:.7rem;font-weight:700;vertical-align:super;margin-left:1px;color:#1565c0}
+.rt4-plain{white-space:pre-wrap;overflow-wrap:anywhere;font-family:system-ui,-apple-system,Segoe UI,sans-serif}
+.rt4-label{font-weight:600;margin-right:.3rem}
+.rt4-notice{padding:.6rem .9rem;border-radius:6px;margin:.3rem 0;white-space:pre-wrap;overflow-wrap:anywhere}
+.rt4-notice-info{background:#e8f0fe;color:#0b3d91}.rt4-notice-warning{background:#fff4d6;color:#6b4e00}
+.rt4-notice-error{background:#fde2e1;color:#8a1c17}.rt4-notice-success{background:#dcf3e3;color:#1b5e20}
 """
 
 
 def esc(text: object) -> str:
     """HTML-escape anything, quotes included (safe in text and attribute values)."""
     return html.escape("" if text is None else str(text), quote=True)
+
+
+def plain_html(text: object, label: str = "", tag: str = "div") -> str:
+    """User text shown as text: escaped, no Markdown, LaTeX or HTML interpretation, nothing fetched."""
+    head = f'<span class="rt4-label">{esc(label)}</span>' if label else ""
+    return f'<{tag} class="rt4-plain">{head}{esc(text)}</{tag}>'
+
+
+def notice_html(kind: str, text: object) -> str:
+    """An info/warning/error/success box around plain text (for messages that quote user input)."""
+    kind = kind if kind in ("info", "warning", "error", "success") else "info"
+    return f'<div class="rt4-notice rt4-notice-{kind}" role="alert" data-kind="{kind}">{esc(text)}</div>'
 
 
 def mark(text: str, verdict: str, title: str = "", selected: bool = False) -> str:
@@ -60,8 +78,10 @@ def legend_html() -> str:
     return f'<div class="rt4-legend">{"".join(items + evidence)}</div>'
 
 
-def paint(text: str, intervals: Iterable[tuple[int, int, str, str]], selected: Sequence[Span] = ()) -> str:
-    """`text` with (start, end, verdict, title) intervals marked; overlaps show the most severe verdict."""
+def paint(text: str, intervals: Iterable[tuple[int, int, str, str]], selected: Sequence[Span] = (),
+          numbers: Optional[dict[int, str]] = None) -> str:
+    """`text` with (start, end, verdict, title) intervals marked; overlaps show the most severe verdict.
+    `numbers` maps an end offset to a label shown after it (the claim number of a flagged span)."""
     cuts = {0, len(text)}
     items = [(max(0, s), min(len(text), e), v, t) for s, e, v, t in intervals if e > s]
     for s, e, _, _ in items:
@@ -81,27 +101,38 @@ def paint(text: str, intervals: Iterable[tuple[int, int, str, str]], selected: S
             out.append(f'<span class="rt4-selected">{esc(piece)}</span>')
         else:
             out.append(esc(piece))
+        if numbers and b in numbers:
+            out.append(f'<sup class="rt4-num">{esc(numbers[b])}</sup>')
     return "".join(out)
 
 
-def answer_html(report: AuditReport, selected_claim: Optional[int] = None) -> str:
-    """The answer with each hallucinated span marked by its claim's verdict."""
+def answer_html(report: AuditReport, selected_claim: Optional[int] = None, numbered: bool = False) -> str:
+    """The answer with each hallucinated span marked by its claim's verdict; with `numbered`, each
+    flagged stretch is followed by its claim's number (the number the claim list and inspector use)."""
     intervals = []
+    numbers: dict[int, str] = {}
     for result in report.claims:
+        flagged = list(result.hallucinated_spans)
         if result.verdict is Verdict.UNVERIFIED:
             intervals += [(s.start, s.end, "unverified", result.rationale) for s in result.claim.spans]
+            flagged = list(result.claim.spans)
         for span in result.hallucinated_spans:
             intervals.append((span.start, span.end, result.verdict.value,
-                              f"{result.verdict.value}: {result.rationale}"))
+                              f"claim {result.claim.id + 1} · {result.verdict.value}: {result.rationale}"))
+        if numbered and flagged:
+            end = max(s.end for s in flagged)
+            numbers[end] = ",".join(filter(None, [numbers.get(end), str(result.claim.id + 1)]))
     selected = next((r.claim.spans for r in report.claims if r.claim.id == selected_claim), [])
-    return f'<div class="rt4-text" data-role="answer">{paint(report.answer, intervals, selected)}</div>'
+    return f'<div class="rt4-text" data-role="answer">{paint(report.answer, intervals, selected, numbers)}</div>'
 
 
 def context_html(report: AuditReport, claim_ids: Optional[Iterable[int]] = None) -> str:
-    """The context with evidence sentences highlighted (of the given claims, or of all claims)."""
+    """The context with evidence sentences highlighted (of the given claims, or of all claims), each
+    followed by the numbers of the claims it is evidence for."""
     wanted = set(claim_ids) if claim_ids is not None else None
     rank = {"contradicts": 3, "supports": 2, "nearest": 1}
     best: dict[tuple[int, int], str] = {}
+    owners: dict[tuple[int, int], list[int]] = {}
     for result in report.claims:
         if wanted is not None and result.claim.id not in wanted:
             continue
@@ -109,15 +140,19 @@ def context_html(report: AuditReport, claim_ids: Optional[Iterable[int]] = None)
             key = (ev.start, ev.end)
             if rank[ev.relation] > rank.get(best.get(key, ""), 0):
                 best[key] = ev.relation
+            if result.claim.id + 1 not in owners.setdefault(key, []):
+                owners[key].append(result.claim.id + 1)
     out, cursor = [], 0
     text = report.context
     for (start, end), relation in sorted(best.items()):
         if start < cursor:
             continue
         bg, line, label = EVIDENCE_STYLE[relation]
+        claims = ",".join(map(str, owners[(start, end)]))
         out.append(esc(text[cursor:start]))
-        out.append(f'<mark class="rt4-mark" data-evidence="{relation}" title="{esc(label)}" '
-                   f'style="background:{bg};border-bottom:{line}">{esc(text[start:end])}</mark>')
+        out.append(f'<mark class="rt4-mark" data-evidence="{relation}" data-claims="{claims}" '
+                   f'title="{esc(label)} (claim {claims})" style="background:{bg};border-bottom:{line}">'
+                   f'{esc(text[start:end])}</mark><sup class="rt4-num">{claims}</sup>')
         cursor = end
     out.append(esc(text[cursor:]))
     return f'<div class="rt4-text" data-role="context">{"".join(out)}</div>'

@@ -8,22 +8,8 @@ import json
 from typing import Iterable, Optional
 
 from .batch import RowResult
+from .columns import detect_gold_column, detect_group_columns  # noqa: F401 - re-exported
 from .metrics import Scores, as_bool, score
-
-GOLD_NAMES = ("gold_hallucinated", "hallucinated_gold", "gold", "label", "gold_label", "is_hallucinated",
-              "hallucinated")
-GROUP_NAMES = ("model", "task", "source", "dataset", "group", "system", "domain")
-
-
-def detect_gold_column(columns: Iterable[str]) -> Optional[str]:
-    lowered = {c.lower(): c for c in columns}
-    return next((lowered[n] for n in GOLD_NAMES if n in lowered), None)
-
-
-def detect_group_columns(columns: Iterable[str]) -> list[str]:
-    lowered = {c.lower(): c for c in columns}
-    return [lowered[n] for n in GROUP_NAMES if n in lowered]
-
 
 def context_key(context: str) -> str:
     """A short stable id of a context, to group answers that share their retrieved passages."""

@@ -1,84 +1,238 @@
-"""The Streamlit app with AppTest: every page runs, and the main scenarios work end to end."""
+"""The Streamlit app with AppTest: every page runs, controls do what they show, state crosses pages."""
 import pytest
 
 pytest.importorskip("streamlit")
+import csv  # noqa: E402
+import io  # noqa: E402
 import re  # noqa: E402
+import tomllib  # noqa: E402
 from html import unescape  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
-
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
 PAGES = ["pages/audit.py", "pages/batch.py", "pages/metrics.py", "pages/insights.py", "pages/settings.py"]
 
 
-def app():
-    at = AppTest.from_file(APP, default_timeout=60)
+def app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=60).run()
+
+
+def click(at: AppTest, label: str) -> AppTest:
+    next(b for b in at.button if b.label == label).click().run()
+    assert not at.exception, at.exception
     return at
 
 
+def html_of(at: AppTest) -> str:
+    return " ".join(h.proto.body for h in at.get("html"))
+
+
+def visible_text(at: AppTest) -> str:
+    return unescape(re.sub(r"<[^>]+>", "", html_of(at)))
+
+
+def rag_logs_csv(rows: int, answer_word: str = "metres") -> bytes:
+    """A CSV of RAG logs with its own column names (none of them 'context' or 'answer')."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["uid", "retrieved_docs", "llm_response", "user_query", "model_name", "gold_label"])
+    for i in range(rows):
+        writer.writerow([f"u{i}", f"The dam on river {i} is {40 + i} {answer_word} high. It opened in {1900 + i}.",
+                         f"The dam is {40 + i + (i % 2)} {answer_word} high.", f"How high is dam {i}?",
+                         "m-a" if i % 3 else "m-b", "true" if i % 2 else "false"])
+    return buffer.getvalue().encode("utf-8")
+
+
 def test_the_landing_page_runs_without_exception():
-    at = app().run()
-    assert not at.exception
-    assert at.title[0].value == "Audit an answer"
+    at = app()
+    assert not at.exception and at.title[0].value == "Audit an answer"
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_runs_without_exception(page):
-    at = app().run()
+    at = app()
     at.switch_page(page).run()
     assert not at.exception
 
 
-def test_load_example_then_audit_shows_spans_and_claims():
-    at = app().run()
-    next(b for b in at.button if b.label == "Load an example").click().run()
-    next(b for b in at.button if b.label == "Audit").click().run()
+def test_load_example_then_audit_marks_spans_numbers_them_and_a_flag_opens_its_evidence():
+    at = click(click(app(), "Load an example"), "Audit")
+    body = html_of(at)
+    assert 'data-status="hallucinated"' in body and "<mark" in body and 'class="rt4-num"' in body
+    report = at.session_state["rt4.audit"]["report"]
+    flagged = [r.claim.id for r in report.claims if r.verdict.is_hallucination]
+    at.pills(key="audit.view.flag").set_value(flagged[-1]).run()
     assert not at.exception
-    html = " ".join(h.proto.body for h in at.get("html"))
-    assert 'data-status="hallucinated"' in html and "<mark" in html
-    assert len(at.dataframe) >= 1
-    at.selectbox(key="audit.view.claim").set_value(1).run()
-    assert not at.exception
+    claim_id = at.selectbox(key="audit.view.claim").value
+    assert claim_id == flagged[-1]  # one action: the flag opened its claim in the inspector
+    shown = visible_text(at)
+    assert f"Claim {claim_id + 1}:" in shown and "Verdict:" in shown and "Evidence," in shown
 
 
-def test_batch_on_the_demo_then_metrics():
-    at = app().run()
+def test_user_text_is_inert_everywhere_on_the_audit_page():
+    at = app()
+    question = "![x](http://127.0.0.1:9/beacon.gif) $x^2$ :red[alert] <b>bold</b>"
+    at.session_state["w.audit.context"] = "The sky is blue."
+    at.session_state["w.audit.answer"] = "The sky is <script>alert(1)</script> green <img src=x onerror=alert(2)>."
+    at.session_state["w.audit.question"] = question
+    at.run()
+    at = click(at, "Audit")
+    body = html_of(at)
+    assert "<script" not in body and "<img" not in body and "<b>bold" not in body
+    shown = visible_text(at)
+    assert "<script>alert(1)</script>" in shown and question in shown
+    markdown = " ".join(str(e.value) for e in list(at.markdown) + list(at.caption) + list(at.info) + list(at.warning))
+    assert "beacon" not in markdown and "alert(1)" not in markdown  # user text never reaches Markdown
+
+
+def test_settings_apply_to_every_audit_show_in_the_report_and_survive_page_changes():
+    at = app()
+    at.switch_page("pages/settings.py").run()
+    at.number_input(key="w.window_size").set_value(2).run()
+    at.number_input(key="w.window_stride").set_value(1).run()
+    at.switch_page("pages/audit.py").run()
+    assert any("Windows of 2 sentences every 1" in c.value for c in at.caption)
+    at = click(click(at, "Load an example"), "Audit")
+    report = at.session_state["rt4.audit"]["report"]
+    assert report.manifest.settings["audit"]["window_size"] == 2
+    assert report.coverage.windows == report.coverage.context_sentences - 1  # size 2, stride 1
+    at.switch_page("pages/settings.py").run()
+    assert at.number_input(key="w.window_size").value == 2 and at.number_input(key="w.window_stride").value == 1
+
+
+def test_pasted_texts_survive_a_visit_to_another_page():
+    at = app()
+    at.text_area(key="w.audit.context").input("The tower is 300 metres tall.").run()
+    at.switch_page("pages/settings.py").run()
+    at.switch_page("pages/audit.py").run()
+    assert at.text_area(key="w.audit.context").value == "The tower is 300 metres tall."
+
+
+def upload(at: AppTest, name: str, data: bytes) -> AppTest:
+    at.file_uploader(key="w.upload").set_value((name, data, "text/csv")).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_columns_are_detected_by_name_words_and_the_mapping_and_results_survive_page_changes():
+    at = app()
     at.switch_page("pages/batch.py").run()
-    next(b for b in at.button if b.label == "Load the demo dataset").click().run()
-    next(b for b in at.button if b.label == "Run batch audit").click().run()
-    assert not at.exception
-    results = at.session_state["batch.results"]
-    assert len(results) == 20 and any(r["hallucinated"] for r in results)
+    at = upload(at, "logs.csv", rag_logs_csv(12))
+    assert at.selectbox(key="w.map.context").value == "retrieved_docs"
+    assert at.selectbox(key="w.map.answer").value == "llm_response"
+    assert at.selectbox(key="w.map.question").value == "user_query"
+    assert at.selectbox(key="w.map.id").value == "uid"
+    assert at.selectbox(key="w.map.gold").value == "gold_label"
+    assert at.multiselect(key="w.map.groups").value == ["model_name"]
+    at.selectbox(key="w.map.question").set_value(None).run()  # an edit the user made
+    at = click(at, "Run batch audit")
+    assert len(at.session_state["rt4.results"].rows) == 12
     at.switch_page("pages/metrics.py").run()
     assert not at.exception
-    assert any(m.label == "Balanced accuracy" for m in at.metric)
+    at.switch_page("pages/batch.py").run()
+    assert at.selectbox(key="w.map.context").value == "retrieved_docs"
+    assert at.selectbox(key="w.map.question").value is None  # the edit is kept
+    assert at.session_state["rt4.results"] is not None and any("12 of 12 rows shown" in c.value for c in at.caption)
 
 
-def test_a_script_payload_is_rendered_as_text():
-    at = app().run()
-    at.session_state["audit.context"] = "The sky is blue."
-    at.session_state["audit.answer"] = "The sky is <script>alert(1)</script> green <img src=x onerror=alert(2)>."
-    at.run()
-    next(b for b in at.button if b.label == "Audit").click().run()
-    html = " ".join(h.proto.body for h in at.get("html"))
-    assert "<script" not in html and "<img" not in html
-    visible = unescape(re.sub(r"<[^>]+>", "", html))
-    assert "<script>alert(1)</script>" in visible and "<img src=x onerror=alert(2)>" in visible
+def test_a_new_dataset_replaces_mapping_results_and_selection_even_under_the_same_name():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(upload(at, "logs.csv", rag_logs_csv(6)), "Run batch audit")
+    assert at.session_state["rt4.drill"] == "u0"
+    at = upload(at, "logs.csv", rag_logs_csv(4, answer_word="feet").replace(b"uid", b"key_id"))
+    assert "rt4.results" not in at.session_state or at.session_state["rt4.results"] is None
+    assert at.session_state["rt4.dataset"].rows[0]["llm_response"].endswith("feet high.")
+    assert at.selectbox(key="w.map.id").value == "key_id" and not at.session_state.get("rt4.drill")
+    at = click(at, "Run batch audit")
+    reports = at.session_state["rt4.results"].reports
+    assert sorted(reports) == ["u0", "u1", "u2", "u3"] and all("feet" in r.answer for r in reports.values())
 
 
-def test_insights_say_what_they_need_without_an_llm_judge():
-    at = app().run()
-    at.switch_page("pages/insights.py").run()
+def test_the_same_bytes_under_another_name_keep_the_results():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(upload(at, "a.csv", rag_logs_csv(3)), "Run batch audit")
+    results = at.session_state["rt4.results"]
+    at = upload(at, "copy-of-a.csv", rag_logs_csv(3))
+    assert at.session_state["rt4.results"] is results
+
+
+def test_a_filter_that_shows_no_row_disables_the_downloads_and_says_so():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at.selectbox(key="w.filter.verdict").set_value("unverified").run()  # the offline judge never fails
+    assert any("No rows match the filters" in c.value for c in at.caption)
+    downloads = [b for b in at.get("download_button")]
+    assert downloads and all(b.proto.disabled for b in downloads if b.proto.label.startswith("Download "))
+
+
+def test_metrics_put_headline_figures_first_and_show_gold_beside_the_judge_by_group():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at.switch_page("pages/metrics.py").run()
     assert not at.exception
-    assert "needs an LLM judge" in at.info[0].value
+    labels = [m.label for m in at.metric]
+    assert labels[:8] == ["Answers audited", "Hallucination rate", "95% interval", "Unverified", "Precision",
+                          "Recall", "F1", "Balanced accuracy"]
+    charts = [c for c in at.get("plotly_chart")]
+    group_chart = next(c for c in charts if "by" in c.proto.spec and "gold labels" in c.proto.spec)
+    assert '"name":"judge"' in group_chart.proto.spec.replace(" ", "")
+
+
+def test_disagreements_with_gold_open_those_rows_in_the_batch_drill_down():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at.switch_page("pages/metrics.py").run()
+    from rt4chart.views import agreement
+
+    results = at.session_state["rt4.results"]
+    import pandas as pd
+
+    marks = agreement(pd.DataFrame(results.rows), results.mapping["gold"])
+    kind = "false positives" if (marks == "false positive").any() else "false negatives"
+    assert (marks == kind[:-1]).any(), "the demo dataset should show at least one disagreement"
+    at.selectbox(key="w.metrics.disagree").set_value(kind).run()
+    click(at, "Open these rows in the batch drill-down")
+    assert at.selectbox(key="w.filter.disagreement").value == kind
+    drill = at.session_state["rt4.drill"]
+    row = next(r for r in results.rows if r["id"] == drill)
+    assert row["hallucinated"] is (kind == "false positives")
+    assert set(at.selectbox(key="w.drill").options) == {str(i) for i, m in zip(pd.DataFrame(results.rows)["id"], marks)
+                                                         if m == kind[:-1]}
+
+
+def test_insights_say_once_what_they_need_without_an_llm_judge():
+    at = app()
+    at.switch_page("pages/insights.py").run()
+    message = at.info[0].value
+    assert "written by an LLM" in message and message.count("LLM") == 1
+
+
+def test_the_missing_key_error_points_to_the_sidebar_field():
+    at = app()
+    at.sidebar.radio(key="w.judge").set_value("openai").run()
+    at = click(click(at, "Load an example"), "Audit")
+    shown = visible_text(at)
+    assert "API key field in the sidebar" in shown and "--api-key" not in shown
+
+
+def test_the_uploader_limit_is_the_limit_the_app_enforces():
+    from pages._shared import MAX_UPLOAD_MB
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
 
 
 def test_the_reflection_toggle_is_disabled_for_the_offline_judge_with_the_reason():
-    at = app().run()
-    toggle = at.toggle(key="judge.reflect")
-    assert toggle.disabled
+    at = app()
+    assert at.toggle(key="w.reflect").disabled
     assert any("deterministic" in c.value for c in at.sidebar.caption)
 
 
@@ -88,22 +242,21 @@ def test_the_openai_judge_from_the_sidebar_audits_and_never_shows_the_key():
     secret = "sk-app-test-SECRET-4242"
     server = FaultServer(rate=0.0).start()
     try:
-        at = app().run()
-        at.sidebar.radio(key="judge.name").set_value("openai").run()
-        at.text_input(key="judge.base_url").input(server.url)
-        at.text_input(key="judge.model").input("local-model")
-        at.text_input(key="judge.api_key").input(secret).run()
-        at.session_state["audit.context"] = "The dam is 40 metres high."
-        at.session_state["audit.answer"] = "The dam is 40 metres high."
+        at = app()
+        at.sidebar.radio(key="w.judge").set_value("openai").run()
+        at.text_input(key="w.base_url").input(server.url)
+        at.text_input(key="w.model").input("local-model")
+        at.text_input(key="w.api_key").input(secret).run()
+        at.session_state["w.audit.context"] = "The dam is 40 metres high."
+        at.session_state["w.audit.answer"] = "The dam is 40 metres high."
         at.run()
-        next(b for b in at.button if b.label == "Audit").click().run()
-        assert not at.exception
-        report = at.session_state["audit.report"]
+        at = click(at, "Audit")
+        report = at.session_state["rt4.audit"]["report"]
         assert report.manifest.judge == "openai" and report.coverage.judge_calls >= 3
         assert server.stats["requests"] >= 3
-        shown = " ".join(str(e.value) for e in at.markdown) + " ".join(h.proto.body for h in at.get("html"))
+        shown = " ".join(str(e.value) for e in at.markdown) + html_of(at)
         assert secret not in shown and secret not in report.to_json()
-        assert at.text_input(key="judge.api_key").proto.type == at.text_input(key="judge.api_key").proto.PASSWORD
+        assert at.text_input(key="w.api_key").proto.type == at.text_input(key="w.api_key").proto.PASSWORD
     finally:
         server.stop()
 
@@ -113,24 +266,21 @@ def test_insights_page_lists_items_and_opens_an_example_row():
 
     server = FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
     try:
-        at = app().run()
-        at.sidebar.radio(key="judge.name").set_value("openai").run()
-        at.text_input(key="judge.base_url").input(server.url)
-        at.text_input(key="judge.api_key").input("sk-local").run()
+        at = app()
+        at.sidebar.radio(key="w.judge").set_value("openai").run()
+        at.text_input(key="w.base_url").input(server.url)
+        at.text_input(key="w.api_key").input("sk-local").run()
         at.switch_page("pages/batch.py").run()
-        next(b for b in at.button if b.label == "Load the demo dataset").click().run()
-        next(b for b in at.button if b.label == "Run batch audit").click().run()
-        assert not at.exception
+        at = click(click(at, "Load the demo dataset"), "Run batch audit")
         at.switch_page("pages/insights.py").run()
-        next(b for b in at.button if b.label == "Find action items").click().run()
-        assert not at.exception
+        at = click(at, "Find action items")
         report = at.session_state["insights.report"]
         assert report.items and report.items[0].title == "Unsupported claims" and report.warmup_steps == 10
-        row_button = next(b for b in at.button if b.label.startswith("row "))
-        row_id = row_button.label.removeprefix("row ")
-        row_button.click().run()
+        item = report.items[0]
+        at.selectbox(key=f"insights.rows.{item.id}").set_value(item.rows[1]).run()
+        next(b for b in at.button if b.key == f"insights.open.{item.id}").click().run()
         assert not at.exception
-        assert at.session_state["batch.drill"] == row_id
-        assert any(h.proto.body.find("data-status") >= 0 for h in at.get("html"))
+        assert at.session_state["rt4.drill"] == item.rows[1]
+        assert at.selectbox(key="w.drill").value == item.rows[1]
     finally:
         server.stop()

@@ -38,7 +38,7 @@ def test_rate_figure_reports_the_wilson_interval():
 def test_group_mix_and_histogram_figures():
     df = frame(rows())
     by_model = rate_by_group_figure(df, "model")
-    assert sorted(by_model.data[0].x) == ["m1", "m2"]
+    assert sorted(by_model.data[0].x) == ["m1 (n=2)", "m2 (n=2)"]
     assert sum(verdict_mix_figure(df).data[0].y) == int(df["claims"].sum())
     assert len(claims_per_answer_figure(df).data[0].x) == 4
     assert list(top_issues(df, 2)["id"]) == ["1", "3"]

@@ -1,0 +1,141 @@
+"""The one owner of the app's session state.
+
+Streamlit drops a widget's key when its page is not shown, so every value that must cross pages
+(settings, the dataset, its column mapping, the audit results, the selected row) lives under a key
+that no widget owns. A widget gets its value from there before it is drawn (`bind`) and writes back
+through `on_change`. A dataset is identified by the hash of its bytes: a new dataset replaces the
+mapping, the results and the selection; the same bytes under another name change nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import streamlit as st
+
+from rt4chart.config import AuditConfig
+
+SETTINGS = "rt4.settings"
+DATASET = "rt4.dataset"
+RESULTS = "rt4.results"
+DRILL = "rt4.drill"
+AUDIT = "rt4.audit"
+
+_DEFAULT_CONFIG = AuditConfig()
+DEFAULTS: dict[str, Any] = {
+    "window_size": _DEFAULT_CONFIG.window_size, "window_stride": _DEFAULT_CONFIG.window_stride,
+    "windows_per_claim": _DEFAULT_CONFIG.windows_per_claim,
+    "judge": "offline", "base_url": "", "model": "", "api_key": "", "timeout_s": 60.0, "max_attempts": 4,
+    "context_tokens": 0, "reflect": False, "max_rounds": _DEFAULT_CONFIG.max_rounds, "reviewer": "",
+    "delimiter": "by extension",
+}
+
+
+def settings() -> dict[str, Any]:
+    """The session's settings (defaults until changed); the same dict on every page."""
+    if SETTINGS not in st.session_state:
+        st.session_state[SETTINGS] = dict(DEFAULTS)
+    return st.session_state[SETTINGS]
+
+
+def bind(name: str, widget_key: Optional[str] = None, store: Optional[Callable[[], dict]] = None,
+         default: Any = None) -> dict:
+    """Keyword arguments that tie a widget to `name` in a store (the settings by default): the widget
+    starts from the stored value and writes every change back, so the value outlives the page."""
+    key = widget_key or f"w.{name}"
+    target = (store or settings)()
+    if key not in st.session_state:
+        value = target.get(name, DEFAULTS.get(name))
+        st.session_state[key] = default if value is None else value
+
+    def write_back() -> None:
+        (store or settings)()[name] = st.session_state[key]
+
+    return {"key": key, "on_change": write_back}
+
+
+def audit_config() -> AuditConfig:
+    """Window settings chosen on the Settings page; reflection from the sidebar (LLM judges only)."""
+    s = settings()
+    return AuditConfig(window_size=int(s["window_size"]), window_stride=int(s["window_stride"]),
+                       windows_per_claim=int(s["windows_per_claim"]),
+                       reflect=bool(s["reflect"]) and s["judge"] != "offline", max_rounds=int(s["max_rounds"]))
+
+
+def audit_inputs() -> dict:
+    """The single-audit page's texts (context, answer, question) and its last report."""
+    if AUDIT not in st.session_state:
+        st.session_state[AUDIT] = {"context": "", "answer": "", "question": "", "report": None}
+    return st.session_state[AUDIT]
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Dataset:
+    """A loaded table: where it came from, its bytes' hash, its rows, and the role -> column mapping."""
+
+    name: str
+    digest: str
+    columns: list[str]
+    rows: list[dict]
+    mapping: dict[str, Any] = field(default_factory=dict)
+    run_id: Optional[str] = None  # set when the dataset is a run reopened from the store
+
+
+def dataset() -> Optional[Dataset]:
+    return st.session_state.get(DATASET)
+
+
+def set_dataset(new: Dataset) -> bool:
+    """Make `new` the dataset; returns True when it replaced another one (results and selection reset).
+    The same content again (e.g. a re-upload under another name) keeps everything."""
+    current = dataset()
+    if current is not None and current.digest == new.digest:
+        return False
+    st.session_state[DATASET] = new
+    st.session_state.pop(RESULTS, None)
+    st.session_state.pop(DRILL, None)
+    for key in [k for k in st.session_state if str(k).startswith(("w.map.", "w.filter.", "w.drill"))]:
+        del st.session_state[key]
+    return True
+
+
+@dataclass
+class Results:
+    """The audit of a dataset: flat result rows, reports by row id, and how they were made."""
+
+    digest: str
+    rows: list[dict]
+    reports: dict[str, Any]
+    mapping: dict[str, Any]
+    answers: dict[str, str]
+    texts: dict[str, dict] = field(default_factory=dict)   # id -> question, context, answer (for exports)
+    manifest: dict = field(default_factory=dict)
+    filters: dict[str, Any] = field(default_factory=dict)  # the batch page's filter boxes
+    run_id: Optional[str] = None
+
+
+def results() -> Optional[Results]:
+    """The results of the current dataset (never those of another dataset)."""
+    found = st.session_state.get(RESULTS)
+    current = dataset()
+    if found is None or current is None or found.digest != current.digest:
+        return None
+    return found
+
+
+def set_results(new: Results) -> None:
+    st.session_state[RESULTS] = new
+    st.session_state.pop(DRILL, None)
+
+
+def drill() -> Optional[str]:
+    return st.session_state.get(DRILL)
+
+
+def set_drill(row_id: Optional[str]) -> None:
+    st.session_state[DRILL] = row_id
