@@ -48,7 +48,8 @@ if go.button("Audit", type="primary"):
     if not inputs["answer"].strip():
         notice("warning", "The answer is empty: paste an answer to audit.")
     else:
-        stop.button("Cancel", help="Stops the audit after the judge call in progress.")
+        cancel = stop.empty()
+        cancel.button("Cancel", help="Stops the audit after the judge call in progress.")
         bar = st.progress(0.0, text="Starting…")
         inputs["running"] = True  # stays set if Streamlit stops this run (Cancel): the next run says so
         try:
@@ -59,6 +60,7 @@ if go.button("Audit", type="primary"):
             notice("error", exc)
         inputs.pop("running", None)
         bar.empty()
+        cancel.empty()
 
 if inputs.get("report") is not None:
     show_report(inputs["report"], key="audit.view")

@@ -51,7 +51,7 @@ upload = c1.file_uploader("CSV, TSV or JSONL file", type=["csv", "tsv", "txt", "
                           key="w.upload")
 c2.selectbox("CSV delimiter", list(DELIMITERS), **state.bind("delimiter"),
              help="Never guessed from the content: by extension means tab for .tsv and comma otherwise.")
-if c2.button("Load the demo dataset"):
+if c2.button("Load the demo dataset", width="stretch"):
     load(f"demo: sample_data/{SAMPLE_CSV.name}", sample_bytes())
 elif upload is not None:
     load(upload.name, upload.getvalue())
@@ -74,12 +74,12 @@ options = [None] + ds.columns
 name_of = {None: "(none)"}
 r1 = st.columns(4)
 for col, role, label in zip(r1, ("context", "answer", "question", "id"), ("Context", "Answer", "Question", "Row id")):
-    col.selectbox(label, options, format_func=lambda c: name_of.get(c, c),
+    col.selectbox(label, options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
                   **state.bind(role, f"w.map.{role}", mapping_store))
 r2 = st.columns([1, 1, 2])
-r2[0].selectbox("Gold label (optional)", options, format_func=lambda c: name_of.get(c, c),
+r2[0].selectbox("Gold label (optional)", options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
                 **state.bind("gold", "w.map.gold", mapping_store))
-r2[1].selectbox("Gold spans, JSON (optional)", options, format_func=lambda c: name_of.get(c, c),
+r2[1].selectbox("Gold spans, JSON (optional)", options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
                 **state.bind("gold_spans", "w.map.gold_spans", mapping_store))
 r2[2].multiselect("Group columns (model, task, …)", ds.columns,
                   **state.bind("groups", "w.map.groups", mapping_store, []))

@@ -31,6 +31,7 @@ class BatchSummary:
     audited: int = 0
     failed: int = 0
     unverified: int = 0
+    hallucinated: int = 0
     resumed: int = 0
     renamed_ids: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
@@ -166,6 +167,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 ordered.check(position)
                 summary.failed += status == "error"
                 summary.unverified += status == "unverified"
+                summary.hallucinated += status == "hallucinated"
                 out.write(line + "\n")
             if progress:
                 progress(finished, table.count)
@@ -174,6 +176,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 ordered.check(position)
                 out.write(line + "\n")
             summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
+            summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
         out.flush()
         if not stream:

@@ -1,17 +1,19 @@
 """Benchmark harness: run a judge over gold records and score it like `shared/benchmarks/score.py`."""
 from __future__ import annotations
 
+import json
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 from .config import AuditConfig
 from .batch import run_records
 from .batch_run import output_line
+from .errors import InputError
 from .io import iter_rows, records_from_rows
 from .judges.base import Judge
-from .metrics import Scores, fmt, score
+from .metrics import Scores, as_bool, fmt, score
 
 
 @dataclass
@@ -26,6 +28,9 @@ class BenchResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
+    unverified: int = 0     # answers the judge failed on: not scored (neither faithful nor hallucinated)
+    scored: int = 0         # answers the scores are computed over
+    refused: str = ""       # why no score is presented (most answers unverified or failed)
 
     @property
     def answers_per_s(self) -> float:
@@ -38,21 +43,52 @@ class BenchResult:
                 "judge_calls_per_answer": self.judge_calls / n,
                 "prompt_tokens_per_answer": self.prompt_tokens / n,
                 "completion_tokens_per_answer": self.completion_tokens / n,
-                "errors": self.errors,
+                "errors": self.errors, "unverified": self.unverified, "scored": self.scored,
+                "refused": self.refused or None,
                 "results": {k: v.as_dict() for k, v in self.scores.items()}}
 
 
-def load_gold(paths: Iterable[str], limit: Optional[int] = None, seed: Optional[int] = None) -> list[dict]:
-    """Gold records of one or more benchmark files; `limit` keeps a seeded sample (or the first N)."""
+def load_gold(paths: Iterable[str], limit: Optional[int] = None, seed: Optional[int] = None,
+              mapping: Optional[dict] = None, gold_column: str = "hallucinated", spans_column: str = "spans",
+              delimiter: Optional[str] = None) -> list[dict]:
+    """Gold records of one or more benchmark files (JSONL of ../shared/benchmarks, or any table with a
+    mapping and a gold column); `limit` keeps a seeded sample (or the first N)."""
     records: list[dict] = []
     for path in paths:
-        records.extend(iter_rows(path))
+        records.extend(normalise_gold(iter_rows(path, delimiter), path, mapping, gold_column, spans_column))
     if limit is not None and limit < len(records):
         if seed is not None:
             records = random.Random(seed).sample(records, limit)
         else:
             records = records[:limit]
     return records
+
+
+def normalise_gold(rows: Iterable[dict], source: str, mapping: Optional[dict] = None,
+                   gold_column: str = "hallucinated", spans_column: str = "spans") -> Iterator[dict]:
+    """Rows in the benchmark format (id, context, answer, hallucinated, spans, meta.question); a row of
+    the benchmark files passes unchanged, other tables are mapped."""
+    rows = iter(rows)
+    first = next(rows, None)
+    if first is None:
+        return
+    if not mapping and gold_column == "hallucinated" and spans_column == "spans" and {"id", "context", "answer",
+                                                                                        "hallucinated"} <= set(first):
+        yield first
+        yield from rows
+        return
+    import itertools
+
+    pairs = itertools.tee(itertools.chain([first], rows))
+    for record, row in zip(records_from_rows(pairs[0], mapping, source), pairs[1]):
+        if gold_column not in row:
+            raise InputError(f"{source}: no gold column {gold_column!r}; columns found: {', '.join(map(str, row))}")
+        spans = row.get(spans_column)
+        spans = json.loads(spans) if isinstance(spans, str) and spans.strip() else (spans or [])
+        yield {"id": record.id, "context": record.context, "answer": record.answer, "hallucinated":
+               as_bool(row[gold_column]), "spans": spans, "span_annotated": spans_column in row,
+               "meta": {"question": record.question} if record.question else {},
+               **{k: row[k] for k in ("dataset", "task") if k in row}}
 
 
 def group_scores(gold: list[dict], preds: dict[str, dict], strict: bool) -> dict[str, Scores]:
@@ -87,9 +123,18 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
         ctok += row.report.coverage.completion_tokens
     elapsed = time.perf_counter() - started
     by_id = {p["id"]: p for p in preds}
-    return BenchResult(predictions=preds, scores=group_scores(gold, by_id, strict), elapsed_s=elapsed,
-                       answers=len(gold), judge_calls=calls, prompt_tokens=ptok, completion_tokens=ctok,
-                       errors=errors)
+    # an unverified or failed answer is neither faithful nor hallucinated: it is not scored
+    verified = [g for g in gold if by_id.get(g["id"], {}).get("hallucinated") is not None]
+    unverified = sum(1 for p in preds if p.get("status") == "unverified")
+    result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), judge_calls=calls,
+                         prompt_tokens=ptok, completion_tokens=ctok, errors=errors, unverified=unverified,
+                         scored=len(verified))
+    if len(verified) * 2 < len(gold):
+        result.refused = (f"only {len(verified)} of {len(gold)} answers were verified ({unverified} unverified, "
+                          f"{len(errors)} failed): no score is presented; see the errors and the claims' reasons")
+    else:
+        result.scores = group_scores(verified, by_id, strict)
+    return result
 
 
 def format_scores(name: str, s: Scores) -> str:

@@ -38,6 +38,21 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
+EXIT_CODES = """exit codes:
+  0    done, and nothing matched --fail-on
+  1    a row failed; or --fail-on matched (e.g. the answer is hallucinated); or bench could not present a score
+  2    bad input or usage, or a judge configuration the endpoint refused (key, model, URL)
+  130  interrupted (Ctrl-C)
+  141  the reader of standard output went away (e.g. `| head`); nothing is printed
+"""
+
+
+def _fail_on_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--fail-on", action="append", metavar="STATUS",
+                   help="also exit 1 when any answer is hallucinated and/or unverified (rows that failed always "
+                        "make it exit 1)")
+
+
 def _table_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delimiter", help="CSV delimiter: ',', ';', 'tab' or '|' (default: tab for .tsv, else comma; "
                                        "never guessed)")
@@ -88,7 +103,16 @@ def cmd_audit(args) -> int:
         print(report_html(report))
     else:
         print(render_text(report))
-    return 0
+    return 1 if report.status in _fail_on(args) else 0
+
+
+def _fail_on(args) -> set[str]:
+    """Statuses that make the command exit 1 (`--fail-on hallucinated,unverified`)."""
+    wanted = {w.strip() for value in (getattr(args, "fail_on", None) or []) for w in value.split(",") if w.strip()}
+    unknown = wanted - {"hallucinated", "unverified"}
+    if unknown:
+        raise InputError(f"--fail-on takes hallucinated and/or unverified, not {', '.join(sorted(unknown))}")
+    return wanted
 
 
 class _Progress:
@@ -164,13 +188,16 @@ def cmd_predict(args) -> int:
     if summary.failed:
         print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
               f"{where}", file=sys.stderr)
-    return 1 if summary.failed else 0
+    fail_on = _fail_on(args)
+    flagged = ("hallucinated" in fail_on and summary.hallucinated) or ("unverified" in fail_on and summary.unverified)
+    return 1 if summary.failed or flagged else 0
 
 
 def cmd_bench(args) -> int:
     from .bench import format_scores, load_gold, run_bench
 
-    gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed)
+    gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed, mapping=_mapping(args),
+                     gold_column=args.gold_col, spans_column=args.spans_col, delimiter=args.delimiter)
     judge, config = _build(args)
     bar = _Progress(len(gold), args.quiet)
     result = run_bench(gold, judge, config, strict=args.strict, progress=bar,
@@ -188,6 +215,11 @@ def cmd_bench(args) -> int:
     if args.json:
         print(json.dumps(result.as_dict(), indent=2))
     else:
+        if result.scored < result.answers:
+            print(f"scored over the {result.scored} verified answers of {result.answers}: {result.unverified} "
+                  f"unverified and {len(result.errors)} failed answers are not scored")
+        if result.refused:
+            print(f"rt4chart: no score: {result.refused}", file=sys.stderr)
         for name, s in result.scores.items():
             print(format_scores(name, s))
         d = result.as_dict()
@@ -196,7 +228,7 @@ def cmd_bench(args) -> int:
               f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion")
         for e in result.errors[:10]:
             print(f"error: {e}", file=sys.stderr)
-    return 1 if result.errors else 0
+    return 1 if result.errors or result.refused else 0
 
 
 def cmd_insights(args) -> int:
@@ -227,7 +259,9 @@ def cmd_cache(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="rt4chart", description="Audit RAG answers for hallucinations.")
+    parser = argparse.ArgumentParser(
+        prog="rt4chart", description="Audit RAG answers for hallucinations.", epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"rt4chart {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -237,6 +271,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--question", help="the question the answer responds to (optional)")
     p.add_argument("--format", choices=("text", "json", "html"), default="text",
                    help="text for the terminal, json (full report), html (self-contained report page)")
+    p.add_argument("--fail-on", action="append", metavar="STATUS",
+                   help="exit 1 when the answer is hallucinated and/or unverified (e.g. --fail-on hallucinated,"
+                        "unverified); to gate a pipeline")
     _judge_args(p)
     p.set_defaults(func=cmd_audit)
 
@@ -246,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     _table_args(p)
     p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _fail_on_arg(p)
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
 
@@ -264,6 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
                                           "of --workers processes)")
     p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: 200 rows each)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _fail_on_arg(p)
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
 
@@ -283,6 +322,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("bench", help="run a judge on benchmark files and score it like score.py")
     p.add_argument("files", nargs="+")
+    _table_args(p)
+    p.add_argument("--gold-col", default="hallucinated", metavar="COLUMN", help="gold label column (default: "
+                                                                                 "hallucinated)")
+    p.add_argument("--spans-col", default="spans", metavar="COLUMN", help="gold spans column, JSON (default: spans)")
     p.add_argument("--strict", action="store_true", help="strict gold (FaithBench)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.add_argument("-o", "--output", help="also write the predictions JSONL here")

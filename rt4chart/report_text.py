@@ -38,7 +38,7 @@ def render_text(report: AuditReport) -> str:
         if result.rationale:
             lines.append(f"     why: {result.rationale}")
         for ev in result.evidence[:3]:
-            lines.append(f"     {ev.relation} (S{ev.sentence_index}): {ev.text}")
+            lines.append(f"     {ev.relation} (context sentence {ev.sentence_index + 1}): {ev.text}")
     lines += [""] + [f"Note: {n}" for n in report.notes]
     lines.append(f"Coverage: {coverage_text(report)}")
     return "\n".join(lines)

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Set up rt4chart on a fresh machine: a virtual environment with the package, the app and
-# (with --dev) the test tools; with --browser also Debian's headless Chromium for the browser test.
+# (with --dev) the test tools; with --browser also Debian's headless Chromium, with --postgres Debian's
+# PostgreSQL server (both for the tests). A second run with nothing changed installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want_dev=0; want_browser=0
+want_dev=0; want_browser=0; want_postgres=0
 for arg in "$@"; do
   case "$arg" in
     --dev) want_dev=1 ;;
     --browser) want_browser=1 ;;
-    *) echo "setup.sh: unknown option $arg (use --dev, --browser)" >&2; exit 2 ;;
+    --postgres) want_postgres=1 ;;
+    *) echo "setup.sh: unknown option $arg (use --dev, --browser, --postgres)" >&2; exit 2 ;;
   esac
 done
 PY=${PYTHON:-python3}
@@ -17,18 +19,34 @@ if [ ! -x .venv/bin/python ]; then
 fi
 extras="app"
 [ "$want_dev" = 1 ] && extras="app,dev"
-.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
-set +o pipefail
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" 2>&1 | grep -v '^WARNING: Location'
-status=${PIPESTATUS[0]}
-set -o pipefail
-[ "$status" = 0 ] || { echo "setup.sh: pip install of rt4chart[$extras] failed (exit $status)" >&2; exit 1; }
-.venv/bin/python -c "import rt4chart, nltk" || { echo "setup.sh: installing rt4chart failed" >&2; exit 1; }
-if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "setup.sh: installing Debian's chromium for the browser test" >&2
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver) >/dev/null
-  else
-    echo "setup.sh: chromium is missing; the browser test will be skipped (apt-get install chromium)" >&2
+# The environment is current when the project's requirements and the extras asked for are unchanged.
+stamp=".venv/.rt4chart-setup"
+base="$(cat pyproject.toml requirements.txt | sha256sum | cut -c1-16) $(.venv/bin/python -V 2>&1)"
+current="$(cat "$stamp" 2>/dev/null || true)"
+if [ "$current" != "$base|$extras" ] && [ "$current" != "$base|app,dev" ]; then
+  .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
+  log=$(mktemp)
+  if ! .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup.sh: pip install of rt4chart[$extras] failed" >&2
+    exit 1
   fi
+  rm -f "$log"  # pip's and setuptools' warning blocks are noise once the install worked
+  .venv/bin/python -c "import rt4chart, nltk" || { echo "setup.sh: installing rt4chart failed" >&2; exit 1; }
+  echo "$base|$extras" > "$stamp"
+fi
+apt_install() {  # Debian packages for the tests, when root; otherwise say what is missing
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup.sh: installing Debian's $*" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@") >/dev/null
+  else
+    echo "setup.sh: $* missing; the tests that need them are skipped (apt-get install $*)" >&2
+  fi
+}
+if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  apt_install chromium chromium-driver
+fi
+if [ "$want_postgres" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  apt_install postgresql
 fi

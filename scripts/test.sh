@@ -2,6 +2,6 @@
 # Set up everything the tests need (venv, test tools, Debian chromium when root) and run lint + tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh --dev --browser
+./scripts/setup.sh --dev --browser --postgres
 .venv/bin/ruff check rt4chart pages app.py tests benchmarks sample_data
 .venv/bin/python -m pytest -q "$@"

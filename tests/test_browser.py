@@ -19,6 +19,8 @@ if not os.path.exists(CHROMIUM):
     pytest.skip("Debian chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
 HOSTILE = 'The bridge is <img src=x onerror="window.__xss=1"> red <script>window.__xss=2</script>.'
+SHOTS = ROOT / "tests" / "output" / "screenshots"  # ignored by git; the docs image only on request
+REFRESH_DOCS = os.environ.get("RT4CHART_REFRESH_DOCS") == "1"
 
 
 def free_port() -> int:
@@ -56,21 +58,41 @@ def app_url(tmp_path_factory):
         proc.kill()
 
 
+class Opened:
+    """What a page did: JavaScript dialogs it opened and every URL it requested."""
+
+    def __init__(self):
+        self.dialogs: list[str] = []
+        self.requests: list[str] = []
+
+    def off_machine(self) -> list[str]:
+        hosts = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
+        return [u for u in self.requests if not u.startswith(hosts)]
+
+
 @contextmanager
-def opened_page(url: str, height: int = 900):
-    """A headless Chromium page on `url`, with the list of any JavaScript dialogs it opened."""
-    dialogs: list[str] = []
+def opened_page(url: str, height: int = 900, width: int = 1400, downloads: bool = False):
+    """A headless Chromium page on `url`, with the dialogs it opened (legacy pair) and its requests."""
+    seen = Opened()
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
             "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
             "--disable-component-update", "--disable-sync"])
         try:
-            page = browser.new_page(viewport={"width": 1400, "height": height})
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page = browser.new_page(viewport={"width": width, "height": height}, accept_downloads=downloads)
+            page.on("dialog", lambda d: (seen.dialogs.append(d.message), d.dismiss()))
+            page.on("request", lambda r: seen.requests.append(r.url))
             page.goto(url, timeout=60_000)
-            yield page, dialogs
+            page.seen = seen
+            yield page, seen.dialogs
         finally:
             browser.close()
+
+
+def shot(page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 def test_a_deep_link_into_a_fresh_server_gets_the_app_navigation_and_sidebar(app_url):
@@ -94,8 +116,9 @@ def test_example_audit_in_a_real_browser_highlights_spans_and_runs_no_payload(ap
         assert page.locator('[data-role="context"] mark[data-evidence]').count() >= 1
         page.get_by_role("button", name="Download HTML report").wait_for(timeout=30_000)
         page.wait_for_timeout(1500)
-        (ROOT / "docs").mkdir(exist_ok=True)
-        page.screenshot(path=str(ROOT / "docs" / "screenshot-audit.png"), full_page=True)
+        shot(page, "audit-example-1400")
+        if REFRESH_DOCS:  # RT4CHART_REFRESH_DOCS=1 make test: refresh the README's image on purpose
+            page.screenshot(path=str(ROOT / "docs" / "screenshot-audit.png"), full_page=True)
 
         answer = page.get_by_label("Answer to audit")
         answer.fill(HOSTILE)
@@ -125,3 +148,141 @@ def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
         assert page.evaluate("window.__xss === undefined")
         assert dialogs == []
         assert page.locator('[data-role="answer"] script, [data-role="context"] iframe').count() == 0
+
+
+def rag_logs(path: Path, rows: int, unit: str = "metres", id_column: str = "uid") -> Path:
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow([id_column, "retrieved_docs", "llm_response", "user_query", "model_name", "gold_label"])
+        for i in range(rows):
+            writer.writerow([f"u{i}", f"The dam on river {i} is {40 + i} {unit} high. It opened in {1900 + i}.",
+                             f"The dam is {40 + i + (i % 2)} {unit} high.", f"How high is dam {i}?",
+                             "m-a" if i % 3 else "m-b", "true" if i % 2 else "false"])
+    return path
+
+
+def combobox(page, label: str):
+    return page.get_by_role("combobox", name=label, exact=True)
+
+
+def selected_value(page, label: str) -> str:
+    return combobox(page, label).input_value()
+
+
+def test_upload_map_run_metrics_and_back_keep_the_mapping_and_results_and_a_new_dataset_replaces_them(
+        app_url, tmp_path):
+    first = rag_logs(tmp_path / "logs.csv", 9)
+    with opened_page(f"{app_url}/batch", height=720, width=1280) as (page, dialogs):
+        page.locator('input[type="file"]').first.set_input_files(str(first))
+        page.get_by_text("9 rows from logs.csv").wait_for(timeout=60_000)
+        assert "retrieved_docs" in selected_value(page, "Context")
+        assert "llm_response" in selected_value(page, "Answer")
+        assert "uid" in selected_value(page, "Row id")
+        for label in ("Context", "Answer", "Question", "Row id", "Gold label (optional)"):
+            fits = combobox(page, label).evaluate("e => e.scrollWidth <= e.clientWidth && e.clientWidth >= 150")
+            assert fits, f"the value of the {label} box is cut off at 1280 px"
+        shot(page, "batch-mapped-1280")
+        page.get_by_role("button", name="Run batch audit").click()
+        page.get_by_text("9 of 9 rows shown").wait_for(timeout=60_000)
+        shot(page, "batch-results-1280")
+        page.get_by_role("link", name="Dataset metrics").click()
+        page.get_by_text("Balanced accuracy").first.wait_for(timeout=60_000)
+        shot(page, "metrics-1280")
+        page.get_by_role("link", name="Batch audit").click()
+        page.get_by_text("9 rows from logs.csv").wait_for(timeout=60_000)
+        assert "retrieved_docs" in selected_value(page, "Context")  # the mapping is still there
+        page.get_by_text("9 of 9 rows shown").wait_for(timeout=30_000)  # and so are the results
+        second = rag_logs(tmp_path / "second" / "logs.csv", 4, unit="feet", id_column="key") if (
+            tmp_path / "second").mkdir() is None else None
+        page.locator('input[type="file"]').first.set_input_files(str(second))
+        page.get_by_text("4 rows from logs.csv").wait_for(timeout=60_000)
+        assert page.get_by_text("of 9 rows shown").count() == 0  # the old results are gone
+        assert "key" in selected_value(page, "Row id")
+        page.get_by_role("button", name="Run batch audit").click()
+        page.get_by_text("4 of 4 rows shown").wait_for(timeout=60_000)
+        page.locator('[data-role="answer"]').first.wait_for(timeout=30_000)
+        assert "feet" in page.locator('[data-role="answer"]').first.inner_text()
+        assert dialogs == [] and page.seen.off_machine() == []
+
+
+def test_settings_survive_page_changes_in_the_browser(app_url):
+    with opened_page(f"{app_url}/settings", height=720, width=1280) as (page, _dialogs):
+        size = page.get_by_label("Window size (sentences)")
+        size.wait_for(timeout=60_000)
+        size.fill("2")
+        size.press("Enter")
+        stride = page.get_by_label("Stride (sentences)")
+        stride.fill("1")
+        stride.press("Enter")
+        page.wait_for_timeout(800)
+        shot(page, "settings-1280")
+        page.get_by_role("link", name="Audit an answer").click()
+        page.get_by_text("Windows of 2 sentences every 1").wait_for(timeout=60_000)
+        page.get_by_role("link", name="Settings & about").click()
+        page.get_by_label("Window size (sentences)").wait_for(timeout=60_000)
+        assert page.get_by_label("Window size (sentences)").input_value() == "2"
+
+
+def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(app_url, tmp_path):
+    import http.server
+    import threading
+
+    hits: list[str] = []
+
+    class Beacon(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server API
+            hits.append(self.path)
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    beacon = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Beacon)
+    threading.Thread(target=beacon.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{beacon.server_address[1]}"
+    path = tmp_path / "md.csv"
+    import csv
+
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "context", "answer", "question", "model"])
+        writer.writerow([f"![a]({url}/id.gif)", "The tower is 300 metres tall.", "The tower is 500 metres tall.",
+                         f"![q]({url}/q.gif)", f"![m]({url}/m.gif)"])
+        writer.writerow(["plain", "The tower is 300 metres tall.", "The tower is 300 metres tall.", "How tall?", "m"])
+    try:
+        with opened_page(f"{app_url}/batch", height=1400, width=1280, downloads=True) as (page, _dialogs):
+            page.locator('input[type="file"]').first.set_input_files(str(path))
+            page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+            page.get_by_text("2 of 2 rows shown").wait_for(timeout=60_000)
+            page.locator('[data-role="answer"]').first.wait_for(timeout=30_000)
+            page.get_by_text(f"![q]({url}/q.gif)").first.wait_for(timeout=30_000)  # shown as text
+            combobox(page, "Status").click()
+            page.get_by_role("option", name="faithful", exact=True).click()
+            page.keyboard.press("Escape")
+            shot(page, "batch-filtered")
+            page.get_by_text("1 of 2 rows shown").wait_for(timeout=30_000)
+            with page.expect_download() as download:
+                page.get_by_role("button", name="Download CSV").click()
+            rows = download.value.path().read_text().splitlines()
+            assert len(rows) == 2 and rows[1].startswith("plain,")  # the header and the one row shown
+            page.get_by_role("link", name="Dataset metrics").click()
+            page.get_by_text("Hallucination rate").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1500)
+            assert hits == [], f"the browser fetched {hits}"
+            assert page.seen.off_machine() == []
+    finally:
+        beacon.shutdown()
+        beacon.server_close()
+
+
+@pytest.mark.parametrize("slug, heading", [("", "Audit an answer"), ("batch", "Batch audit"),
+                                           ("metrics", "Dataset metrics"), ("insights", "Insights"),
+                                           ("settings", "Settings & about")])
+def test_every_page_at_1280_by_720_has_a_screenshot_and_makes_no_off_machine_request(app_url, slug, heading):
+    with opened_page(f"{app_url}/{slug}", height=720, width=1280) as (page, dialogs):
+        page.get_by_role("heading", name=heading).wait_for(timeout=60_000)
+        shot(page, f"page-{slug or 'audit'}-1280x720")
+        assert dialogs == [] and page.seen.off_machine() == []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rt4chart.cli import main
+from rt4chart.cli import build_parser, main
 
 SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "score.py"
 
@@ -133,3 +133,57 @@ def test_cache_info_and_clear(tmp_path, capsys, monkeypatch):
     assert main(["cache"]) == 0 and "1 entries" in capsys.readouterr().out
     assert main(["cache", "clear"]) == 0 and "removed 1 entries" in capsys.readouterr().out
     assert main(["cache", "info"]) == 0 and "0 entries" in capsys.readouterr().out
+
+
+def test_audit_exit_codes_can_gate_a_pipeline(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep. It was dug in 1901.")
+    (tmp_path / "bad.txt").write_text("The lake is 90 metres deep.")
+    (tmp_path / "good.txt").write_text("The lake is 40 metres deep.")
+    base = ["audit", "--context", str(tmp_path / "c.txt"), "--answer"]
+    assert main(base + [str(tmp_path / "bad.txt")]) == 0  # without --fail-on the exit code says only "it ran"
+    assert main(base + [str(tmp_path / "bad.txt"), "--fail-on", "hallucinated"]) == 1
+    assert main(base + [str(tmp_path / "good.txt"), "--fail-on", "hallucinated,unverified"]) == 0
+    assert main(base + [str(tmp_path / "good.txt"), "--fail-on", "flaky"]) == 2
+    assert "exit codes:" in build_parser().format_help() and "141" in build_parser().format_help()
+
+
+def test_sentence_numbers_a_person_reads_are_one_based(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep. It was dug in 1901.")
+    (tmp_path / "a.txt").write_text("It was dug in 1901.")
+    main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")])
+    out = capsys.readouterr().out
+    assert "(context sentence 2)" in out and "S1" not in out
+
+
+def test_predict_and_batch_take_column_options_and_fail_on(tmp_path):
+    (tmp_path / "logs.csv").write_text("key,docs,reply,asked\nk1,The lake is 40 metres deep.,The lake is 90 metres "
+                                       "deep.,How deep?\nk2,The lake is 40 metres deep.,The lake is 40 metres deep.,"
+                                       "How deep?\n")
+    out = tmp_path / "o.jsonl"
+    cols = ["--id-col", "key", "--context-col", "docs", "--answer-col", "reply", "--question-col", "asked"]
+    assert main(["predict", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", *cols]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(x["id"], x["status"]) for x in lines] == [("k1", "hallucinated"), ("k2", "faithful")]
+    assert main(["batch", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--no-cache", "--restart",
+                 "--fail-on", "hallucinated", *cols]) == 1
+    assert main(["predict", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--context-col", "nope"]) == 2
+
+
+def test_bench_maps_columns_of_any_table(tmp_path, capsys):
+    (tmp_path / "g.csv").write_text("key,docs,reply,label\nk1,The lake is 40 metres deep.,The lake is 90 metres "
+                                    "deep.,yes\nk2,The lake is 40 metres deep.,The lake is 40 metres deep.,no\n")
+    assert main(["bench", str(tmp_path / "g.csv"), "--quiet", "--id-col", "key", "--context-col", "docs",
+                 "--answer-col", "reply", "--gold-col", "label", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["results"]["all"]["answer"]["balanced_accuracy"] == 1.0 and result["scored"] == 2
+
+
+def test_bench_refuses_to_score_a_run_that_verified_nothing(gold_file, tmp_path, capsys):
+    from .endpoint_server import EndpointServer
+
+    with EndpointServer("garbage") as server:
+        code = main(["bench", str(gold_file), "--quiet", "--judge", "openai", "--base-url", server.url,
+                     "--api-key", "k", "--model", "m", "--no-cache"])
+    captured = capsys.readouterr()
+    assert code == 1 and "no score" in captured.err and "BA=" not in captured.out
+    assert "0 verified answers of 4" in captured.out or "scored over the 0" in captured.out
