@@ -155,21 +155,21 @@ st.dataframe(view, hide_index=True, width="stretch")
 st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort")
 
 full = st.checkbox("Include question, context and answer in full in the downloads", key="w.export.full")
-exported = export_rows(view, res.texts if full else None)
 d1, d2, d3 = st.columns(3)
-if not exported:
+if view.empty:
     st.caption("No rows match the filters: nothing to download.")
-d1.download_button("Download CSV", to_csv(exported), file_name="rt4chart-batch.csv", mime="text/csv",
-                   disabled=not exported)
-d2.download_button("Download JSONL", to_jsonl(exported), file_name="rt4chart-batch.jsonl", mime="application/json",
-                   disabled=not exported)
+texts = res.texts if full else None
 shown = set(view["id"].astype(str))
-report_page = batch_report_html(
+title = f"rt4chart batch audit — {ds.name}" + (f" ({len(view)} of {len(df)} rows)" if len(view) != len(df) else "")
+# the files are made when a button is clicked (on another thread), not on every rerun of the page
+d1.download_button("Download CSV", lambda: to_csv(export_rows(view, texts)), file_name="rt4chart-batch.csv",
+                   mime="text/csv", disabled=view.empty)
+d2.download_button("Download JSONL", lambda: to_jsonl(export_rows(view, texts)), file_name="rt4chart-batch.jsonl",
+                   mime="application/json", disabled=view.empty)
+d3.download_button("Download HTML report", lambda: batch_report_html(
     [r for r in res.rows if str(r["id"]) in shown], res.reports, res.mapping.get("groups", []), gold,
-    res.mapping.get("gold_spans"), res.answers, res.manifest,
-    title=f"rt4chart batch audit — {ds.name}" + (f" ({len(view)} of {len(df)} rows)" if len(view) != len(df) else ""))
-d3.download_button("Download HTML report", report_page, file_name="rt4chart-batch-report.html", mime="text/html",
-                   disabled=not exported)
+    res.mapping.get("gold_spans"), res.answers, res.manifest, title=title),
+    file_name="rt4chart-batch-report.html", mime="text/html", disabled=view.empty)
 
 ids = [str(i) for i in view["id"] if str(i) in res.reports]
 if ids:

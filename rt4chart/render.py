@@ -176,8 +176,12 @@ def _n(count: int, noun: str) -> str:
 
 def coverage_text(report: AuditReport) -> str:
     c = report.coverage
-    text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')} · "
-            f"{_n(c.window_checks, 'window check')} · {_n(c.judge_calls, 'judge call')} ({c.cached_calls} cached) · "
+    audit = report.manifest.settings.get("audit", {})
+    shape = (f" of {audit['window_size']} every {audit['window_stride']}"
+             if "window_size" in audit and "window_stride" in audit else "")
+    text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')}{shape} · "
+            f"{_n(c.window_checks, 'window check')} · {_n(c.judge_calls, 'judge call')}"
+            + (f" ({c.failed_calls} failed)" if c.failed_calls else "") + f" + {c.cached_calls} cached · "
             f"{c.prompt_tokens:,} prompt + "
             f"{c.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")
     if report.manifest.model:
