@@ -9,6 +9,7 @@ from pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, 
                            read_upload, sample_bytes, show_report, text)
 from rt4chart.batch import run_records
 from rt4chart.batch_report import batch_report_html
+from rt4chart.figures import status_figure
 from rt4chart.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.io import InputError, records_from_rows
 from rt4chart.judges.llm_client import JudgeConfigError
@@ -132,6 +133,7 @@ if unverified:
                       "faithful nor hallucinated; their claims say why.")
 
 st.subheader("Results")
+st.plotly_chart(status_figure(df), width="stretch", key="batch.status", config={"displayModeBar": False})
 gold = res.mapping.get("gold")
 f = st.columns(4)
 statuses = f[0].multiselect("Status", sorted(df["status"].unique()), **state.bind("statuses", "w.filter.status",

@@ -52,6 +52,21 @@ def verdict_mix_figure(df: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Claims by verdict")
 
 
+def status_figure(df: pd.DataFrame) -> go.Figure:
+    """Answers by status (a compact summary above the batch results)."""
+    order = ["hallucinated", "faithful", "unverified", "empty", "error"]
+    colours = {"hallucinated": STYLE["contradicted"]["fg"], "faithful": STYLE["entailed"]["fg"],
+               "unverified": STYLE["unverified"]["fg"], "empty": "#777777", "error": "#000000"}
+    counts = df["status"].value_counts() if len(df) else pd.Series(dtype=int)
+    shown = [s for s in order if counts.get(s, 0)]
+    fig = go.Figure(go.Bar(y=shown, x=[int(counts[s]) for s in shown], orientation="h", text=[int(counts[s]) for s in shown],
+                           textposition="inside", insidetextanchor="start", textfont=dict(color="white"),
+                           marker_color=[colours[s] for s in shown]))
+    fig.update_layout(height=60 + 28 * len(shown), margin=dict(l=10, r=10, t=10, b=10), template="plotly_white",
+                      yaxis=dict(autorange="reversed"))
+    return fig
+
+
 def rate_by_group_figure(df: pd.DataFrame, group: str, gold_column: Optional[str] = None) -> go.Figure:
     """Hallucination rate per value of a group column (model, task, ...) with 95% intervals; with a gold
     column, the gold rate beside the judge's. Labels sit inside the bars' base so error bars never cross

@@ -284,3 +284,20 @@ def test_insights_page_lists_items_and_opens_an_example_row():
         assert at.selectbox(key="w.drill").value == item.rows[1]
     finally:
         server.stop()
+
+
+def test_a_refused_judge_configuration_stops_the_batch_with_one_message():
+    from .endpoint_server import EndpointServer
+
+    with EndpointServer("401") as server:
+        at = app()
+        at.sidebar.radio(key="w.judge").set_value("openai").run()
+        at.text_input(key="w.base_url").input(server.url)
+        at.text_input(key="w.api_key").input("sk-wrong-key-123456").run()
+        at.switch_page("pages/batch.py").run()
+        at = click(click(at, "Load the demo dataset"), "Run batch audit")
+        sent = server.chat_requests
+    shown = visible_text(at)
+    assert shown.count("API key was rejected") == 1 and "HTTP 401" in shown
+    assert at.session_state["rt4.results"] is None if "rt4.results" in at.session_state else True
+    assert sent <= 3

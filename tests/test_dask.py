@@ -128,3 +128,18 @@ def test_the_openai_judge_runs_on_workers_and_the_key_is_never_logged_or_written
     assert any(p.name.endswith(".out") for p in written) and any("memo.sqlite3" in p.name for p in written)
     for path in written:
         assert secret.encode() not in path.read_bytes(), path
+
+
+DEV = ROOT.parent / "shared" / "benchmarks" / "ragtruth_dev.jsonl"
+
+
+@pytest.mark.skipif(not DEV.exists(), reason="needs ../shared/benchmarks")
+def test_the_dask_engine_equals_the_local_engine_line_for_line_on_a_dev_file(cluster, tmp_path):
+    """Workers are other processes with other hash seeds: the output must not depend on them."""
+    address, _ = cluster
+    local, distributed_out = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    run_batch(str(DEV), str(local), make_judge("offline"))
+    run_batch(str(DEV), str(distributed_out), make_judge("offline"), engine="dask", dask_address=address,
+              partition_rows=50)
+    assert distributed_out.read_bytes() == local.read_bytes()
+    assert local.read_text().count("\n") == 689
