@@ -25,6 +25,7 @@ class BenchResult:
     elapsed_s: float
     answers: int
     judge_calls: int = 0
+    planned_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
@@ -41,6 +42,7 @@ class BenchResult:
         return {"answers": self.answers, "elapsed_s": round(self.elapsed_s, 3),
                 "answers_per_s": round(self.answers_per_s, 2),
                 "judge_calls_per_answer": self.judge_calls / n,
+                "planned_calls_per_answer": self.planned_calls / n,
                 "prompt_tokens_per_answer": self.prompt_tokens / n,
                 "completion_tokens_per_answer": self.completion_tokens / n,
                 "errors": self.errors, "unverified": self.unverified, "scored": self.scored,
@@ -109,7 +111,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     """Audit every gold record (question from `meta.question`) and score the predictions."""
     preds: list[dict] = []
     errors: list[str] = []
-    calls = ptok = ctok = 0
+    calls = planned = ptok = ctok = 0
     started = time.perf_counter()
     records = list(records_from_rows(gold, source="benchmark"))
     for row in run_records(records, judge, config, workers=workers,
@@ -119,6 +121,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
             errors.append(f"{row.record.id}: {row.error}")
             continue
         calls += row.report.coverage.judge_calls
+        planned += row.report.coverage.planned_calls
         ptok += row.report.coverage.prompt_tokens
         ctok += row.report.coverage.completion_tokens
     elapsed = time.perf_counter() - started
@@ -126,7 +129,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     # an unverified or failed answer is neither faithful nor hallucinated: it is not scored
     verified = [g for g in gold if by_id.get(g["id"], {}).get("hallucinated") is not None]
     unverified = sum(1 for p in preds if p.get("status") == "unverified")
-    result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), judge_calls=calls,
+    result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), judge_calls=calls, planned_calls=planned,
                          prompt_tokens=ptok, completion_tokens=ctok, errors=errors, unverified=unverified,
                          scored=len(verified))
     if len(verified) * 2 < len(gold):

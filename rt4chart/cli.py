@@ -224,7 +224,8 @@ def cmd_bench(args) -> int:
             print(format_scores(name, s))
         d = result.as_dict()
         print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s); "
-              f"judge calls/answer {d['judge_calls_per_answer']:.2f}; tokens/answer "
+              f"judge calls/answer {d['judge_calls_per_answer']:.2f} (plan {d['planned_calls_per_answer']:.2f}); "
+              f"tokens/answer "
               f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion")
         for e in result.errors[:10]:
             print(f"error: {e}", file=sys.stderr)

@@ -124,12 +124,14 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     hints: dict[int, Judgement] = {}
     finals: dict[int, Judgement] = {}
     window_checks = 0
+    planned = 1 if (judge.makes_calls and data.answer_sentences) else 0
     if claims and not data.context_sentences:
         notes.append("the context is empty: every claim is baseless")
         finals = {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
     elif claims:
         plan = [(i, routed) for i, routed in route_claims(claims, windows, data, config.windows_per_claim).items()
                 if routed]
+        planned += (len(plan) + 1) if judge.makes_calls else 0
         for step, (window_index, routed) in enumerate(plan):
             tell(f"local check: window {step + 1} of {len(plan)}", 0.1 + 0.7 * step / max(1, len(plan)))
             window_checks += len(routed)
@@ -166,7 +168,8 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
                         cached_calls=usage.cached_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                         elapsed_s=round(time.perf_counter() - started, 4),
-                        reflection_rounds=len(reflection.rounds) if reflection else 0)
+                        reflection_rounds=len(reflection.rounds) if reflection else 0,
+                        planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))
     manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
                         settings={"audit": config.model_dump(), "judge": judge.settings(),
                                   "segmenter": segmenter_name()},

@@ -181,6 +181,7 @@ def coverage_text(report: AuditReport) -> str:
              if "window_size" in audit and "window_stride" in audit else "")
     text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')}{shape} · "
             f"{_n(c.window_checks, 'window check')} · {_n(c.judge_calls, 'judge call')}"
+            + (f" (plan {c.planned_calls})" if c.planned_calls else "")
             + (f" ({c.failed_calls} failed)" if c.failed_calls else "") + f" + {c.cached_calls} cached · "
             f"{c.prompt_tokens:,} prompt + "
             f"{c.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")

@@ -101,6 +101,7 @@ class Coverage(BaseModel):
     context_sentences: int = 0
     windows: int = 0
     window_checks: int = 0
+    planned_calls: int = 0   # the call plan: decomposition + windows with routed claims + global (+ reflection)
     judge_calls: int = 0     # every request sent, retries and failures included
     failed_calls: int = 0    # requests that failed or whose reply was unusable
     cached_calls: int = 0    # answered from the memo cache: nothing sent

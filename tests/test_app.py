@@ -301,3 +301,12 @@ def test_a_refused_judge_configuration_stops_the_batch_with_one_message():
     assert shown.count("API key was rejected") == 1 and "HTTP 401" in shown
     assert at.session_state["rt4.results"] is None if "rt4.results" in at.session_state else True
     assert sent <= 3
+
+
+def test_an_interrupted_audit_says_it_was_cancelled_and_keeps_nothing():
+    at = app()
+    at.session_state["rt4.audit"] = {"context": "A.", "answer": "B.", "question": "", "report": None, "running": True}
+    at.run()
+    assert "The audit was cancelled" in visible_text(at)
+    at.run()
+    assert "The audit was cancelled" not in visible_text(at)

@@ -166,3 +166,15 @@ def test_the_judge_fatal_error_is_raised_by_audit_and_batch_rows_are_not_marked_
             audit(CONTEXT, ANSWER, judge=judge_for(server))
         with pytest.raises(JudgeFatalError):
             audit_record(Record("r", CONTEXT, ANSWER), judge_for(server), None)
+
+
+def test_the_plan_and_the_requests_sent_are_shown_side_by_side():
+    with EndpointServer("ok") as server:
+        healthy = audit(CONTEXT, ANSWER, judge=judge_for(server))
+        server.behaviour = "garbage"
+        broken = audit(CONTEXT, ANSWER, judge=judge_for(server))
+    assert healthy.coverage.planned_calls == healthy.coverage.judge_calls == 3  # decomposition, 1 window, global
+    assert broken.coverage.planned_calls == 3 and broken.coverage.judge_calls == 6  # each call repaired once
+    from rt4chart.render import coverage_text
+
+    assert "6 judge calls (plan 3) (6 failed)" in coverage_text(broken)

@@ -47,3 +47,16 @@ def test_a_huge_context_is_checked_in_windows_without_truncation():
     assert report.coverage.context_sentences == 30001
     assert report.claims[0].verdict is E
     assert report.claims[0].evidence[0].text == "The bridge opened in 1932."
+
+
+def test_progress_is_reported_before_each_step():
+    from rt4chart import audit
+
+    steps = []
+    context = " ".join(f"Sentence {i} says the gauge reads {i} units." for i in range(20))
+    audit(context, "The gauge reads 3 units. It reads 19 units.", progress=lambda step, f: steps.append((step, f)))
+    names = [s for s, _ in steps]
+    assert names[0] == "decomposing the answer into claims" and names[-1] == "global check against the whole context"
+    assert any(n.startswith("local check: window 1 of ") for n in names)
+    fractions = [f for _, f in steps]
+    assert fractions == sorted(fractions) and 0 <= fractions[0] and fractions[-1] < 1

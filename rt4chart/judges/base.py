@@ -59,6 +59,7 @@ class Judge(ABC):
     name: str = "judge"
     model: Optional[str] = None
     supports_reflection: bool = False
+    makes_calls: bool = False  # one call per step (decomposition, each window, global): the plan is countable
 
     @abstractmethod
     def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:

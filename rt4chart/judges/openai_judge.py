@@ -50,6 +50,7 @@ class OpenAIJudge(Judge):
 
     name = "openai"
     supports_reflection = True
+    makes_calls = True
 
     def __init__(self, client: ChatClient, context_tokens: Optional[int] = None):
         self.client = client
