@@ -10,7 +10,7 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, TextIO
 
 from . import __version__
 from .batch import RowResult, run_records
@@ -21,6 +21,11 @@ from .io import Record, json_line, open_table, prediction, table_records
 from .journal import Journal, file_digest, run_fingerprint
 from .judges.base import Judge
 from .locks import exclusive_output
+from .store.rows import StoredRow, pack
+from .store.writer import RunWriter, run_manifest
+
+if TYPE_CHECKING:
+    from .store.store import Store
 
 
 @dataclass
@@ -35,6 +40,8 @@ class BatchSummary:
     resumed: int = 0
     renamed_ids: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    run_id: Optional[str] = None      # the run in the store, when stored
+    run_name: Optional[str] = None
 
 
 def output_line(row: RowResult) -> dict:
@@ -61,13 +68,14 @@ ENGINES = ("local", "dask")
 
 
 def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, engine: str, workers: int,
-           cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int
-           ) -> Iterator[tuple[int, str, str]]:
-    """(position, output line, status) per row, in input order, from the chosen engine."""
+           cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int, keep: bool = False
+           ) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
+    """(position, output line, status, stored row or None) per row, in input order, from the chosen engine;
+    with `keep`, each row is also packed for the run store where its report is (on a Dask worker too)."""
     if engine == "dask":
         from .dask_engine import api_key_of, dask_lines
 
-        yield from dask_lines(rows, judge, config, api_key_of(judge), dask_address, workers, partition_rows)
+        yield from dask_lines(rows, judge, config, api_key_of(judge), dask_address, workers, partition_rows, keep)
         return
     if engine != "local":
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
@@ -79,7 +87,8 @@ def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig
             yield record
 
     for row in run_records(records(), judge, config, workers=workers, cache=cache):
-        yield positions.pop(id(row.record)), json_line(output_line(row)), row_status(row)
+        position = positions.pop(id(row.record))
+        yield position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None
 
 
 def is_stream(output_path: str) -> bool:
@@ -91,6 +100,20 @@ def is_stream(output_path: str) -> bool:
     except OSError:
         return False
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _run_writer(store: "Store", fingerprint: str, judge: Judge, config: AuditConfig, input_path: str,
+                mapping: Optional[dict], run_name: Optional[str], resume: bool) -> "RunWriter":
+    """The stored run to write into: the unfinished run of the same input and settings when resuming,
+    else a new one."""
+    from datetime import datetime
+
+    run = store.unfinished_run(fingerprint) if resume else None
+    if run is None:
+        name = run_name or f"{Path(input_path).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
+        run = store.create_run(name, judge=judge.name, model=judge.model, source=str(input_path),
+                               manifest=run_manifest(judge, config), mapping=mapping or {}, fingerprint=fingerprint)
+    return RunWriter(store, run)
 
 
 class _Ordered:
@@ -115,14 +138,17 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
               workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
               cache: Optional[MemoCache] = None, progress: Optional[Callable[[int, int], None]] = None,
               mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
-              partition_rows: int = 200, delimiter: Optional[str] = None) -> BatchSummary:
+              partition_rows: int = 200, delimiter: Optional[str] = None, store: Optional["Store"] = None,
+              run_name: Optional[str] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
     '-' is standard output). `progress(done, total)` is called after each row.
 
     The input is validated before any row is audited; the output is locked against a second writer,
     written to a temporary file and moved into place only when every row is there. With a journal,
     each finished row is committed before the next is reported, and a re-run with the same input and
-    settings skips the rows already done."""
+    settings skips the rows already done. With a `store`, the run is kept there (rows written in batches);
+    a resumed run continues the same stored run, and a row counts as done only once it is both journaled
+    and stored, so the store never misses a row."""
     config = config or AuditConfig()
     started = time.perf_counter()
     table = open_table(input_path, delimiter)
@@ -131,13 +157,20 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     with ExitStack() as stack:
         if not stream:
             stack.enter_context(exclusive_output(output_path))
-        journal = None
-        if journal_path:
+        journal = writer = None
+        fingerprint = ""
+        if journal_path or store is not None:
             fingerprint = run_fingerprint(file_digest(input_path), {**run_settings(judge, config),
                                                                      "mapping": mapping, "delimiter": delimiter})
+        if journal_path:
             journal = Journal(journal_path, fingerprint)
             stack.callback(journal.close)
         done = journal.done_positions() if (journal and resume) else set()
+        if store is not None:
+            writer = _run_writer(store, fingerprint, judge, config, input_path, mapping, run_name,
+                                 resume=bool(journal and resume))
+            summary.run_id, summary.run_name = writer.run.id, writer.run.name
+            done &= store.stored_positions(writer.run.id)
         summary.resumed = len(done)
         finished = len(done)
 
@@ -157,10 +190,12 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
             stack.callback(tmp.unlink, missing_ok=True)
         ordered = _Ordered(table.count, input_path)
-        for position, line, status in _lines(todo(), judge, config, engine, workers, cache, dask_address,
-                                             partition_rows):
+        for position, line, status, stored in _lines(todo(), judge, config, engine, workers, cache, dask_address,
+                                                     partition_rows, keep=writer is not None):
             summary.audited += 1
             finished += 1
+            if writer is not None:
+                writer.add(stored)
             if journal is not None:
                 journal.record(position, line, status)
             else:
@@ -178,6 +213,8 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
+        if writer is not None:
+            writer.finish(time.perf_counter() - started, manifest=run_manifest(judge, config))
         out.flush()
         if not stream:
             out.close()

@@ -167,11 +167,17 @@ def cmd_predict(args) -> int:
 
         total = open_table(args.input, args.delimiter).count
         partition_rows = max(1, -(-total // args.partitions))
+    store = None
+    if getattr(args, "command", "") == "batch" and not args.no_store:
+        from .store import Store
+
+        store = Store()
     try:
         summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
                             resume=not getattr(args, "restart", False), cache=cache, progress=bar,
                             mapping=_mapping(args), engine=engine, dask_address=getattr(args, "dask_address", None),
-                            partition_rows=partition_rows, delimiter=args.delimiter)
+                            partition_rows=partition_rows, delimiter=args.delimiter, store=store,
+                            run_name=getattr(args, "run_name", None))
     finally:
         bar.close()
     where = "standard output" if is_stream(args.output) else args.output
@@ -188,6 +194,9 @@ def cmd_predict(args) -> int:
     if summary.failed:
         print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
               f"{where}", file=sys.stderr)
+    if summary.run_id:
+        print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
+              f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)
     fail_on = _fail_on(args)
     flagged = ("hallucinated" in fail_on and summary.hallucinated) or ("unverified" in fail_on and summary.unverified)
     return 1 if summary.failed or flagged else 0
@@ -302,10 +311,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dask-address", help="scheduler address, e.g. tcp://host:8786 (default: start a LocalCluster "
                                           "of --workers processes)")
     p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: 200 rows each)")
+    p.add_argument("--run-name", help="name of the run in the run store (default: the input's name and the time)")
+    p.add_argument("--no-store", action="store_true", help="do not keep the run in the run store ($RT4CHART_DB)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
+
+    from .cli_runs import add_parser as add_runs_parser
+
+    add_runs_parser(sub)
 
     p = sub.add_parser("insights", help="action items for the RAG team from an audited file (needs an LLM judge)")
     p.add_argument("input", help="output of rt4chart predict/batch (JSONL)")

@@ -59,14 +59,17 @@ def _worker_judge(name: str, options_json: str) -> Judge:
 
 
 def audit_partition(rows: list[tuple[int, Record]], judge_name: str, options_json: str,
-                    config_json: str) -> list[tuple[int, str, str]]:
-    """Runs on a worker: audit each row in isolation; returns (position, output line, status)."""
+                    config_json: str, keep: bool = False) -> list[tuple]:
+    """Runs on a worker: audit each row in isolation; returns (position, output line, status, stored row
+    or None) — the row is packed for the run store here, where its report is."""
+    from .store.rows import pack
+
     judge = _worker_judge(judge_name, options_json)
     config = AuditConfig.model_validate_json(config_json)
     out = []
     for position, record in rows:
         row = audit_record(record, judge, config)
-        out.append((position, json_line(output_line(row)), row_status(row)))
+        out.append((position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None))
     return out
 
 
@@ -102,8 +105,8 @@ def connect(address: Optional[str], workers: int):
 
 
 def dask_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, api_key: Optional[str],
-               address: Optional[str] = None, workers: int = 2, partition_rows: int = 200
-               ) -> Iterator[tuple[int, str, str]]:
+               address: Optional[str] = None, workers: int = 2, partition_rows: int = 200, keep: bool = False
+               ) -> Iterator[tuple]:
     """(position, output line, status) for every row, in input order, computed on Dask workers."""
     options_json = json.dumps(judge.rebuild_options(), sort_keys=True)
     config_json = config.model_dump_json()
@@ -114,7 +117,8 @@ def dask_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditCo
         slots = 2 * max(1, len(client.scheduler_info().get("workers", {})) or workers)
         pending: deque = deque()
         for chunk in _chunks(rows, partition_rows):
-            pending.append(client.submit(audit_partition, chunk, judge.name, options_json, config_json, pure=False))
+            pending.append(client.submit(audit_partition, chunk, judge.name, options_json, config_json, keep,
+                                         pure=False))
             if len(pending) >= slots:
                 yield from pending.popleft().result()
         while pending:

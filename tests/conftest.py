@@ -8,6 +8,8 @@ import pytest
 def isolated_user_state(tmp_path, monkeypatch):
     """Every test gets its own cache dir and no API settings from the developer's shell."""
     monkeypatch.setenv("RT4CHART_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RT4CHART_DATA_DIR", str(tmp_path / "data"))  # the run store (SQLite) of this test
+    monkeypatch.delenv("RT4CHART_DB", raising=False)
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RT4CHART_MODEL"):
         monkeypatch.delenv(var, raising=False)
     yield

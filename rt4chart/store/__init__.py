@@ -1,0 +1,12 @@
+"""The run store: batch audits kept as runs, compared, and reviewed by analysts.
+
+One narrow API for the CLI and the app; only `store.store` and `store.schema` import SQLAlchemy.
+"""
+from .analysis import Agreement, Comparison, agreement, compare, label_records, mcnemar_p
+from .rows import StoredRow, match_key, pack, unpack_report
+from .store import Review, RunInfo, Store, default_url, safe_url
+from .writer import RunWriter, run_manifest
+
+__all__ = ["Agreement", "Comparison", "Review", "RunInfo", "RunWriter", "Store", "StoredRow", "agreement",
+           "compare", "default_url", "label_records", "match_key", "mcnemar_p", "pack", "run_manifest", "safe_url",
+           "unpack_report"]

@@ -1,0 +1,108 @@
+"""The run store's tables and their migrations (SQLAlchemy Core; the same code for SQLite and PostgreSQL).
+
+The schema is versioned: `store_meta` holds the version, and `migrate()` applies every step after it in
+order, each in its own transaction. A new step is appended to MIGRATIONS, never edited in place.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from sqlalchemy import (Boolean, Column, DateTime, Float, Index, Integer, LargeBinary, MetaData, String, Table,
+                        Text, inspect, select, text)
+from sqlalchemy.engine import Connection, Engine
+
+metadata = MetaData()
+
+store_meta = Table("store_meta", metadata, Column("key", String(64), primary_key=True),
+                   Column("value", Text, nullable=False))
+
+runs = Table(
+    "runs", metadata,
+    Column("id", String(32), primary_key=True),
+    Column("name", String(255), nullable=False, unique=True),
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("opened", DateTime(timezone=True), nullable=True),       # last opened in the app
+    Column("source", Text, nullable=False, default=""),              # the input's file name
+    Column("fingerprint", String(64), nullable=False, default=""),   # input bytes + settings (resume)
+    Column("judge", String(64), nullable=False),
+    Column("model", String(255), nullable=True),
+    Column("manifest", Text, nullable=False, default="{}"),         # JSON: version, judge, settings, prompts
+    Column("mapping", Text, nullable=False, default="{}"),          # JSON: role -> column, gold, groups
+    Column("tags", Text, nullable=False, default="[]"),             # JSON list
+    Column("status", String(16), nullable=False, default="running"),  # running | complete
+    Column("rows", Integer, nullable=False, default=0),
+    Column("hallucinated", Integer, nullable=False, default=0),
+    Column("unverified", Integer, nullable=False, default=0),
+    Column("failed", Integer, nullable=False, default=0),
+    Column("elapsed_s", Float, nullable=False, default=0.0),
+)
+
+run_rows = Table(
+    "run_rows", metadata,
+    Column("run_id", String(32), primary_key=True),
+    Column("position", Integer, primary_key=True),                  # 0-based input order
+    Column("row_id", Text, nullable=False),
+    Column("match_key", String(40), nullable=False),                # sha1 of context + answer (to pair runs)
+    Column("status", String(16), nullable=False),
+    Column("hallucinated", Boolean, nullable=True),                  # None: unverified or failed
+    Column("score", Float, nullable=True),
+    Column("result", Text, nullable=False),                          # JSON: the flat result row
+    Column("record", Text, nullable=False),                          # JSON: the input record, exactly
+    Column("report", LargeBinary, nullable=True),                    # zlib(JSON AuditReport); None for errors
+    Column("elapsed_s", Float, nullable=False, default=0.0),
+)
+Index("ix_run_rows_row_id", run_rows.c.run_id, run_rows.c.row_id)
+
+reviews = Table(
+    "reviews", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", String(32), nullable=False),
+    Column("row_id", Text, nullable=False),
+    Column("claim", Integer, nullable=True),                         # None: the answer itself
+    Column("label", String(16), nullable=True),                      # answer: hallucinated | faithful
+    Column("judge_right", Boolean, nullable=True),                   # claim: is the judge's verdict right?
+    Column("verdict", String(16), nullable=True),                    # claim: the analyst's verdict, if other
+    Column("note", Text, nullable=False, default=""),
+    Column("reviewer", String(255), nullable=False),
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+Index("ix_reviews_run_row", reviews.c.run_id, reviews.c.row_id)
+
+SCHEMA_VERSION = 1
+
+
+def _create_v1(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[runs, run_rows, reviews])
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1)]
+
+
+def current_version(conn: Connection) -> int:
+    if not inspect(conn).has_table("store_meta"):
+        return 0
+    value = conn.execute(select(store_meta.c.value).where(store_meta.c.key == "schema_version")).scalar()
+    return int(value) if value is not None else 0
+
+
+def migrate(engine: Engine) -> int:
+    """Bring the database to SCHEMA_VERSION; returns the version it had before. A database written by a
+    newer rt4chart is refused rather than changed."""
+    with engine.begin() as conn:
+        metadata.create_all(conn, tables=[store_meta])
+        before = current_version(conn)
+    if before > SCHEMA_VERSION:
+        raise RuntimeError(f"the run store has schema version {before}, newer than this rt4chart knows "
+                           f"({SCHEMA_VERSION}); upgrade rt4chart")
+    for version, step in MIGRATIONS:
+        if version <= before:
+            continue
+        with engine.begin() as conn:
+            if engine.dialect.name == "postgresql":  # two processes starting at once migrate one at a time
+                conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
+                if current_version(conn) >= version:
+                    continue
+            step(conn)
+            conn.execute(store_meta.delete().where(store_meta.c.key == "schema_version"))
+            conn.execute(store_meta.insert().values(key="schema_version", value=str(version)))
+    return before

@@ -1,0 +1,43 @@
+"""Streaming a batch into the run store: rows are buffered and written in batches (one transaction per
+batch), at the batch loop's commit points, so storing adds little to a run's time."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import __version__
+from ..config import AuditConfig
+from ..judges.base import Judge
+from .rows import StoredRow
+from .store import RunInfo, Store
+
+
+def run_manifest(judge: Judge, config: AuditConfig) -> dict:
+    """What reproduces a run: version, judge, model, settings, prompt hashes, what the endpoint accepted."""
+    return {"rt4chart_version": __version__, "judge": judge.name, "model": judge.model,
+            "settings": {"audit": config.model_dump(), "judge": judge.settings()},
+            "prompt_hashes": judge.prompt_hashes(), "endpoint": judge.endpoint_info()}
+
+
+class RunWriter:
+    def __init__(self, store: Store, run: RunInfo, batch_rows: int = 200):
+        self.store, self.run, self.batch_rows = store, run, batch_rows
+        self._buffer: list[StoredRow] = []
+        self.written = 0
+
+    def add(self, row: StoredRow) -> None:
+        self._buffer.append(row)
+        if len(self._buffer) >= self.batch_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            self.store.add_rows(self.run.id, self._buffer)
+            self.written += len(self._buffer)
+            self._buffer = []
+
+    def finish(self, elapsed_s: float = 0.0, manifest: Optional[dict] = None) -> RunInfo:
+        self.flush()
+        if manifest is not None:
+            self.store.update_manifest(self.run.id, manifest)
+        self.run = self.store.finish_run(self.run.id, elapsed_s)
+        return self.run

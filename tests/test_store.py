@@ -1,0 +1,193 @@
+"""The run store on a real database: SQLite and a PostgreSQL server the tests start themselves."""
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from rt4chart.batch_run import run_batch
+from rt4chart.cli import main
+from rt4chart.errors import InputError
+from rt4chart.judges.factory import make_judge
+from rt4chart.store import Store, compare, mcnemar_p
+from rt4chart.store.schema import SCHEMA_VERSION, store_meta
+
+from .postgres_server import binaries, postgres_server
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_data" / "rag_audit_sample.csv"
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    if binaries() is None:
+        pytest.skip("PostgreSQL is not installed (apt-get install postgresql; .ci/run installs it)")
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request, tmp_path):
+    if request.param == "sqlite":
+        s = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+        yield s
+        s.close()
+        return
+    url = request.getfixturevalue("postgres_url")
+    s = Store(url)
+    for run in s.list_runs():  # a clean database for every test on the shared server
+        s.delete(run.id)
+    yield s
+    s.close()
+
+
+def batch(store, tmp_path, name, **options):
+    out = tmp_path / f"{name}.jsonl"
+    summary = run_batch(str(SAMPLE), str(out), make_judge("offline"), store=store, run_name=name, **options)
+    return summary, out
+
+
+def test_a_batch_is_stored_as_a_run_with_its_records_results_and_reports(store, tmp_path):
+    summary, out = batch(store, tmp_path, "v1")
+    run = store.get_run("v1")
+    assert run.id == summary.run_id and run.status == "complete" and run.rows == 20
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert run.hallucinated == sum(x["status"] == "hallucinated" for x in lines)
+    results, records = store.results(run.id), store.records(run.id)
+    assert [r["id"] for r in results] == [r["id"] for r in records] == [x["id"] for x in lines]
+    source = {r["id"]: r for r in __import__("csv").DictReader(SAMPLE.open(encoding="utf-8"))}
+    assert all(rec["context"] == source[rec["id"]]["context"] and rec["answer"] == source[rec["id"]]["answer"]
+               for rec in records)  # the input, exactly
+    report = store.report(run.id, "harbor-4")
+    assert report.status == lines[[x["id"] for x in lines].index("harbor-4")]["status"]
+    assert run.manifest["judge"] == "offline" and run.manifest["settings"]["audit"]["window_size"] == 8
+
+
+def test_runs_are_listed_renamed_tagged_found_by_id_prefix_and_deleted(store, tmp_path):
+    batch(store, tmp_path, "first")
+    batch(store, tmp_path, "first")  # the same name again gets a suffix
+    names = [r.name for r in store.list_runs()]
+    assert sorted(names) == ["first", "first (2)"]
+    run = store.rename("first (2)", "second")
+    assert store.get_run(run.id[:8]).name == "second"
+    assert store.set_tags("second", ["prompt-v2", "prompt-v2", " "]).tags == ["prompt-v2"]
+    with pytest.raises(InputError, match="already named"):
+        store.rename("second", "first")
+    store.add_review("second", "harbor-4", reviewer="ana", label="faithful")
+    store.delete("second")
+    assert [r.name for r in store.list_runs()] == ["first"]
+    with pytest.raises(InputError, match="no run 'second'"):
+        store.get_run("second")
+
+
+def test_the_schema_is_versioned_and_a_newer_database_is_refused(store):
+    with store.engine.connect() as conn:
+        version = conn.execute(store_meta.select()).mappings().first()
+    assert version["key"] == "schema_version" and int(version["value"]) == SCHEMA_VERSION
+    Store(store.url).close()  # migrating again changes nothing
+    with store.engine.begin() as conn:
+        conn.execute(store_meta.update().values(value=str(SCHEMA_VERSION + 1)))
+    with pytest.raises(RuntimeError, match="newer than this rt4chart"):
+        Store(store.url)
+    with store.engine.begin() as conn:
+        conn.execute(store_meta.update().values(value=str(SCHEMA_VERSION)))
+
+
+def test_two_sessions_reviewing_the_same_run_keep_each_others_edits(store, tmp_path):
+    batch(store, tmp_path, "v1")
+    other = Store(store.url)
+    errors = []
+
+    def review(s, who, claim):
+        try:
+            for i in range(10):
+                s.add_review("v1", "harbor-4", reviewer=who, claim=claim, judge_right=i % 2 == 0, note=f"{who} {i}")
+        except Exception as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=review, args=(store, "ana", 0)),
+               threading.Thread(target=review, args=(other, "ben", 1))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    other.close()
+    assert not errors
+    latest = store.reviews(store.get_run("v1").id)
+    assert latest[("harbor-4", 0)].note == "ana 9" and latest[("harbor-4", 1)].note == "ben 9"
+
+
+def test_comparison_pairs_rows_by_id_or_content_and_tests_the_flips(store, tmp_path):
+    batch(store, tmp_path, "v1")
+    batch(store, tmp_path, "v2", config=__import__("rt4chart.config", fromlist=["AuditConfig"]).AuditConfig(
+        window_size=2, window_stride=1))
+    a, b = store.get_run("v1"), store.get_run("v2")
+    result = compare(store.row_index(a.id), store.row_index(b.id), a.manifest, b.manifest, ["model"])
+    assert result.matched_rows == 20 and result.matched_by == "id"
+    assert {"key": "settings.audit.window_size", "a": 8, "b": 2} in result.settings
+    renamed = [dict(r, row_id=f"other-{r['row_id']}") for r in store.row_index(b.id)]
+    by_content = compare(store.row_index(a.id), renamed, a.manifest, b.manifest)
+    assert by_content.matched_by == "context+answer" and by_content.matched_rows == 20
+    models = sorted({r["model"] for r in __import__("csv").DictReader(SAMPLE.open(encoding="utf-8"))})
+    assert [g["value"] for g in result.groups] == models and sum(g["n"] for g in result.groups) == 20
+
+
+def test_mcnemar_matches_the_exact_binomial_test():
+    assert mcnemar_p(0, 0) == 1.0
+    assert mcnemar_p(1, 9) == pytest.approx(0.021484375)
+    assert mcnemar_p(5, 5) == 1.0
+
+
+def test_a_resumed_batch_continues_its_stored_run_and_the_store_misses_no_row(store, tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "The gauge reads 7 units.",
+                                            "answer": f"The gauge reads {i % 9} units."}) for i in range(450)))
+    out, journal = tmp_path / "o.jsonl", tmp_path / "o.journal"
+
+    class Stop(Exception):
+        pass
+
+    def stop_at(done, _total):
+        if done == 333:
+            raise Stop
+
+    with pytest.raises(Stop):
+        run_batch(str(source), str(out), make_judge("offline"), journal_path=str(journal), store=store,
+                  progress=stop_at, run_name="resumable")
+    partial = store.get_run("resumable")
+    assert partial.status == "running" and len(store.stored_positions(partial.id)) == 200  # one batch written
+    summary = run_batch(str(source), str(out), make_judge("offline"), journal_path=str(journal), store=store)
+    assert summary.run_id == partial.id and summary.resumed == 200  # journaled AND stored rows only
+    run = store.get_run(partial.id)
+    assert run.status == "complete" and run.rows == 450
+    assert [r["id"] for r in store.results(run.id)] == [f"r{i}" for i in range(450)]
+    assert len(store.list_runs()) == 1
+
+
+def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'cli.sqlite3'}")
+    for name, extra in (("v1", []), ("v2", ["--window-size", "2", "--window-stride", "1"])):
+        assert main(["batch", str(SAMPLE), "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--run-name", name,
+                     *extra]) == 0
+    assert main(["batch", str(SAMPLE), "-o", str(tmp_path / "x.jsonl"), "--quiet", "--no-store"]) == 0
+    capsys.readouterr()
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in listed] == ["v2", "v1"]
+    assert {"id", "name", "created", "judge", "rows", "hallucinated"} <= set(listed[0])
+    assert main(["runs", "review", "v1", "--row", "harbor-4", "--label", "faithful", "--note", "checked"]) == 0
+    assert main(["runs", "show", "v1", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    assert shown["agreement"]["rows_reviewed"] == 1 and shown["rows"] == 20
+    assert main(["runs", "compare", "v1", "v2", "--json"]) == 0
+    compared = json.loads(capsys.readouterr().out)
+    assert {"matched_rows", "a", "b", "flipped_to_hallucinated", "flipped_to_faithful", "mcnemar_p"} <= set(compared)
+    assert "rate" in compared["a"] and "rate" in compared["b"] and compared["matched_rows"] == 20
+    labels = tmp_path / "labels.jsonl"
+    assert main(["runs", "export", "v1", "--reviewed-only", "-o", str(labels)]) == 0
+    exported = [json.loads(x) for x in labels.read_text().splitlines()]
+    assert [(r["id"], r["hallucinated"], r["label_source"]) for r in exported] == [("harbor-4", False, "review")]
+    assert main(["runs", "export", "v1", "-o", str(labels)]) == 0
+    assert main(["bench", str(labels), "--quiet"]) == 0  # any judge is scored against the team's labels
+    assert main(["runs", "delete", "v2"]) == 0
+    assert main(["runs", "show", "v2"]) == 2
