@@ -198,7 +198,8 @@ def test_upload_map_run_metrics_and_back_keep_the_mapping_and_results_and_a_new_
             tmp_path / "second").mkdir() is None else None
         page.locator('input[type="file"]').first.set_input_files(str(second))
         page.get_by_text("4 rows from logs.csv").wait_for(timeout=60_000)
-        assert page.get_by_text("of 9 rows shown").count() == 0  # the old results are gone
+        # the old results are gone (Streamlit shows stale elements until the rerun ends: wait for it)
+        playwright.expect(page.get_by_text("of 9 rows shown")).to_have_count(0, timeout=30_000)
         assert "key" in selected_value(page, "Row id")
         page.get_by_role("button", name="Run batch audit").click()
         page.get_by_text("4 of 4 rows shown").wait_for(timeout=60_000)
