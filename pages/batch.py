@@ -5,6 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import state
+from pages._review import review_panel
+from pages._store import save_run
 from pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, enter_through_app, html, notice,
                            read_upload, sample_bytes, show_report, text)
 from rt4chart.batch import run_records
@@ -57,12 +59,17 @@ if c2.button("Load the demo dataset", width="stretch"):
 elif upload is not None:
     load(upload.name, upload.getvalue())
 
+for key, kind in (("rt4.store_error", "warning"), ("rt4.reopened", "info")):
+    if st.session_state.get(key):
+        message = st.session_state.pop(key)
+        notice(kind, message if kind == "warning" else f"Reopened the last run: {message} (Runs page for others).")
 ds = state.dataset()
 if ds is None:
     st.info("Upload a file, or load the demo dataset (20 rows with gold labels).")
     st.stop()
 
-html(f"<h3>{len(ds.rows)} row{'s' if len(ds.rows) != 1 else ''} from {esc(ds.name)}</h3>")
+html(f"<h3>{len(ds.rows)} row{'s' if len(ds.rows) != 1 else ''} from {'run ' if ds.run_id else ''}"
+     f"{esc(ds.name)}</h3>")
 st.markdown("**Column mapping** — detected from the column names and contents; change any box.")
 m = ds.mapping
 
@@ -99,9 +106,10 @@ if st.button("Run batch audit", type="primary"):
         bar = st.progress(0.0, text="Starting…")
         started = time.perf_counter()
         extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
-        rows, reports = [], {}
+        rows, reports, finished = [], {}, []
         try:
             for done, row in enumerate(run_records(records, judge, config, cache=cache()), 1):
+                finished.append((done - 1, row))
                 rows.append(result_row(row, extra))
                 if row.report is not None:
                     reports[row.record.id] = row.report
@@ -113,11 +121,15 @@ if st.button("Run batch audit", type="primary"):
         else:
             bar.progress(1.0, text=f"Done: {len(records)} rows in {time.perf_counter() - started:.1f} s")
             manifest = next(iter(reports.values())).manifest.model_dump() if reports else {}
+            run = save_run(ds.name.rsplit(" 20", 1)[0] if ds.run_id else ds.name, finished, judge, config, dict(m),
+                           started)
             state.set_results(state.Results(
                 digest=ds.digest, rows=rows, reports=reports, mapping=dict(m),
                 answers={r.id: r.answer for r in records},
                 texts={r.id: {"question": r.question, "context": r.context, "answer": r.answer} for r in records},
-                manifest=manifest))
+                manifest=manifest, run_id=run.id if run else None))
+            if run is not None:
+                notice("success", f"Stored as run “{run.name}” (Runs page).")
 
 res = state.results()
 if res is None:
@@ -182,4 +194,7 @@ if ids:
         st.session_state["w.drill"] = state.drill()
     chosen = st.selectbox("Row", ids, key="w.drill", on_change=lambda: state.set_drill(st.session_state["w.drill"]))
     text(chosen, "Row id:")
-    show_report(res.reports[chosen], key="batch.view")
+    report = res.reports[chosen]
+    if res.run_id:
+        review_panel(res.run_id, chosen, report, res.rows)
+    show_report(report, key="batch.view")

@@ -60,6 +60,19 @@ else:
     st.caption("Map a gold label column on the Batch page to see precision, recall, F1, balanced accuracy, the "
                "confusion matrix and the judge's disagreements with gold.")
 
+if res.run_id:
+    from pages._store import store
+    from rt4chart.cli_runs import agreement_of
+
+    agree = agreement_of(store(), store().get_run(res.run_id))
+    st.markdown("**Judge vs analysts** — how far to trust the judge on this data (reviews on the Batch page)")
+    a = st.columns(4)
+    a[0].metric("Rows reviewed", agree["rows_reviewed"])
+    a[1].metric("Cohen's κ (answer label)", fmt(agree["kappa"]))
+    a[2].metric("Precision of flags", fmt(agree["flag_precision"]),
+                help=f"{agree['flags_reviewed']} flagged claims reviewed")
+    a[3].metric("Span F1 vs reviewed spans", fmt(agree["span_f1"]))
+
 c1, c2 = st.columns(2)
 c1.plotly_chart(rate_figure(df), width="stretch", key="metrics.rate")
 c2.plotly_chart(verdict_mix_figure(df), width="stretch", key="metrics.mix")

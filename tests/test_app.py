@@ -3,6 +3,7 @@ import pytest
 
 pytest.importorskip("streamlit")
 import csv  # noqa: E402
+import json  # noqa: E402
 import io  # noqa: E402
 import re  # noqa: E402
 import tomllib  # noqa: E402
@@ -310,3 +311,87 @@ def test_an_interrupted_audit_says_it_was_cancelled_and_keeps_nothing():
     assert "The audit was cancelled" in visible_text(at)
     at.run()
     assert "The audit was cancelled" not in visible_text(at)
+
+
+def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_running(tmp_path, capsys):
+    from rt4chart.cli import main
+
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    assert main(["runs", "list", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert len(listed) == 1 and listed[0]["name"].startswith("demo: sample_data/rag_audit_sample.csv")
+    assert main(["batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "o.jsonl"),
+                 "--quiet", "--run-name", "from-cli"]) == 0
+    at = app()
+    at.switch_page("pages/runs.py").run()
+    assert not at.exception
+    cli_run = next(r["id"] for r in json.loads((main(["runs", "list", "--json"]), capsys.readouterr().out)[1])
+                   if r["name"] == "from-cli")
+    at.selectbox(key="w.runs.pick").set_value(cli_run).run()
+    at = click(at, "Open in the batch page")
+    results = at.session_state["rt4.results"]
+    assert results.run_id == cli_run and len(results.rows) == 20
+    assert at.selectbox(key="w.drill").value is not None and 'data-role="answer"' in html_of(at)
+
+
+def test_a_new_browser_session_reopens_the_last_run():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    run_id = at.session_state["rt4.results"].run_id
+    reloaded = app()  # a reload is a new session
+    assert reloaded.session_state["rt4.results"].run_id == run_id
+    reloaded.switch_page("pages/batch.py").run()
+    assert "Reopened the last run" in visible_text(reloaded) and len(reloaded.session_state["rt4.results"].rows) == 20
+
+
+def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_edits():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    res = at.session_state["rt4.results"]
+    row = at.selectbox(key="w.drill").value
+    prefix = f"w.review.{res.run_id}.{row}"
+    other = app()  # a second browser session on the same run
+    other.switch_page("pages/batch.py").run()
+    other.selectbox(key="w.drill").set_value(row).run()
+    at.radio(key=f"{prefix}.0").set_value("judge is wrong").run()
+    at.selectbox(key=f"{prefix}.0.verdict").set_value("baseless").run()
+    at.radio(key=f"{prefix}.label").set_value("hallucinated").run()
+    at = click(at, "Save review")
+    other.text_input(key=f"{prefix}.note").input("second opinion").run()  # only the note: the label is at's
+    click(other, "Save review")
+    from rt4chart.store import Store
+
+    latest = Store().reviews(res.run_id)
+    assert latest[(row, 0)].judge_right is False and latest[(row, 0)].verdict == "baseless"
+    assert latest[(row, None)].label == "hallucinated" and latest[(row, None)].note == "second opinion"
+    at.switch_page("pages/metrics.py").run()
+    assert next(m for m in at.metric if m.label == "Rows reviewed").value == "1"
+
+
+def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_side(tmp_path):
+    import pandas as pd
+
+    from rt4chart.cli import main
+
+    sample = pd.read_csv(ROOT / "sample_data" / "rag_audit_sample.csv", dtype=str, keep_default_na=False)
+    v2 = sample.copy()
+    faithful = v2.index[v2["gold_hallucinated"] == "false"][0]
+    v2.loc[faithful, "answer"] = v2.loc[faithful, "answer"] + " It was designed by Zaha Hadid in 1850."
+    v2.to_csv(tmp_path / "v2.csv", index=False)
+    assert main(["batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "1.jsonl"),
+                 "--quiet", "--run-name", "v1"]) == 0
+    assert main(["batch", str(tmp_path / "v2.csv"), "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name",
+                 "v2", "--window-size", "4"]) == 0
+    at = app()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert [m.label for m in at.metric] == ["Rows compared", "Hallucination rate A", "Hallucination rate B",
+                                            "McNemar p"]
+    assert any("settings.audit.window_size" in str(df.value) for df in at.dataframe)
+    assert at.selectbox(key="w.compare.row").value == 0  # the flipped row, opened side by side
+    body = html_of(at)
+    assert body.count('data-role="answer"') == 2 and "Zaha Hadid" in body

@@ -30,9 +30,11 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def app_server(tmp_path_factory):
     port = free_port()
-    env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path_factory.mktemp("cache")))
+    data = tmp_path_factory.mktemp("data")
+    env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path_factory.mktemp("cache")), RT4CHART_DATA_DIR=str(data))
+    env.pop("RT4CHART_DB", None)
     env.pop("OPENAI_API_KEY", None)
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
                              "--server.headless", "true", "--server.address", "127.0.0.1",
@@ -50,7 +52,7 @@ def app_url(tmp_path_factory):
     else:
         proc.kill()
         pytest.fail("streamlit did not start within 60 s")
-    yield url
+    yield url, data
     proc.terminate()
     try:
         proc.wait(timeout=10)
@@ -68,6 +70,11 @@ class Opened:
     def off_machine(self) -> list[str]:
         hosts = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
         return [u for u in self.requests if not u.startswith(hosts)]
+
+
+@pytest.fixture(scope="module")
+def app_url(app_server):
+    return app_server[0]
 
 
 @contextmanager
@@ -140,6 +147,8 @@ def test_hostile_csv_in_the_batch_page_runs_no_payload(app_url, tmp_path):
                     '"The sky is <script>window.__xss=6</script> green.","Is it <b>blue</b>?",x,y\n')
     with opened_page(f"{app_url}/batch", height=1600) as (page, dialogs):
         page.locator('input[type="file"]').first.set_input_files(str(path))
+        page.get_by_text("1 row from hostile.csv").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
         page.get_by_text("Drill down").wait_for(timeout=60_000)
         page.locator('[data-role="answer"] mark').first.wait_for(timeout=60_000)
@@ -177,13 +186,15 @@ def test_upload_map_run_metrics_and_back_keep_the_mapping_and_results_and_a_new_
     with opened_page(f"{app_url}/batch", height=720, width=1280) as (page, dialogs):
         page.locator('input[type="file"]').first.set_input_files(str(first))
         page.get_by_text("9 rows from logs.csv").wait_for(timeout=60_000)
-        assert "retrieved_docs" in selected_value(page, "Context")
+        # the page draws progressively: wait for the boxes of the new dataset, not the previous run's
+        playwright.expect(combobox(page, "Context")).to_have_value("retrieved_docs", timeout=30_000)
         assert "llm_response" in selected_value(page, "Answer")
         assert "uid" in selected_value(page, "Row id")
         for label in ("Context", "Answer", "Question", "Row id", "Gold label (optional)"):
             fits = combobox(page, label).evaluate("e => e.scrollWidth <= e.clientWidth && e.clientWidth >= 150")
             assert fits, f"the value of the {label} box is cut off at 1280 px"
         shot(page, "batch-mapped-1280")
+        page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Run batch audit").click()
         page.get_by_text("9 of 9 rows shown").wait_for(timeout=60_000)
         shot(page, "batch-results-1280")
@@ -198,9 +209,11 @@ def test_upload_map_run_metrics_and_back_keep_the_mapping_and_results_and_a_new_
             tmp_path / "second").mkdir() is None else None
         page.locator('input[type="file"]').first.set_input_files(str(second))
         page.get_by_text("4 rows from logs.csv").wait_for(timeout=60_000)
+        playwright.expect(combobox(page, "Row id")).to_have_value("key", timeout=30_000)
         # the old results are gone (Streamlit shows stale elements until the rerun ends: wait for it)
         playwright.expect(page.get_by_text("of 9 rows shown")).to_have_count(0, timeout=30_000)
         assert "key" in selected_value(page, "Row id")
+        page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Run batch audit").click()
         page.get_by_text("4 of 4 rows shown").wait_for(timeout=60_000)
         page.locator('[data-role="answer"]').first.wait_for(timeout=30_000)
@@ -256,6 +269,8 @@ def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(a
     try:
         with opened_page(f"{app_url}/batch", height=1400, width=1280, downloads=True) as (page, _dialogs):
             page.locator('input[type="file"]').first.set_input_files(str(path))
+            page.get_by_text("2 rows from md.csv").wait_for(timeout=60_000)
+            page.wait_for_load_state("networkidle")
             page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
             page.get_by_text("2 of 2 rows shown").wait_for(timeout=60_000)
             page.locator('[data-role="answer"]').first.wait_for(timeout=30_000)
@@ -279,11 +294,59 @@ def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(a
         beacon.server_close()
 
 
-@pytest.mark.parametrize("slug, heading", [("", "Audit an answer"), ("batch", "Batch audit"),
+@pytest.mark.parametrize("slug, heading", [("", "Audit an answer"), ("batch", "Batch audit"), ("runs", "Runs"),
+                                           ("compare", "Compare two runs"),
                                            ("metrics", "Dataset metrics"), ("insights", "Insights"),
                                            ("settings", "Settings & about")])
 def test_every_page_at_1280_by_720_has_a_screenshot_and_makes_no_off_machine_request(app_url, slug, heading):
     with opened_page(f"{app_url}/{slug}", height=720, width=1280) as (page, dialogs):
         page.get_by_role("heading", name=heading).wait_for(timeout=60_000)
         shot(page, f"page-{slug or 'audit'}-1280x720")
+        assert dialogs == [] and page.seen.off_machine() == []
+
+
+def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browser(app_server):
+    from rt4chart.store import Store
+
+    url, data = app_server
+    with opened_page(f"{url}/batch", height=1800, width=1280) as (page, dialogs):
+        page.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
+        page.get_by_text("20 rows from demo").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text("Stored as run").wait_for(timeout=60_000)
+        page.reload()
+        page.get_by_text("Reopened the last run").wait_for(timeout=60_000)
+        page.get_by_text("20 of 20 rows shown").wait_for(timeout=30_000)
+        row = combobox(page, "Row").input_value()
+        page.get_by_text("judge is wrong").first.click()
+        playwright.expect(page.get_by_text("Right verdict of claim 1")).to_be_visible(timeout=30_000)
+        page.get_by_role("radiogroup", name="Answer label").get_by_text("hallucinated").click()
+        playwright.expect(page.get_by_role("radiogroup", name="Answer label").get_by_role(
+            "radio", name="hallucinated")).to_be_checked(timeout=30_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Save review").click()
+        page.get_by_text("Saved 2 changes as").wait_for(timeout=30_000)
+        shot(page, "batch-review-1280")
+        store = Store(f"sqlite:///{data / 'runs.sqlite3'}")
+        run = store.last_opened()
+        latest = store.reviews(run.id)
+        assert latest[(row, None)].label == "hallucinated" and latest[(row, 0)].judge_right is False
+        page.get_by_role("link", name="Settings & about").click()
+        stride = page.get_by_label("Stride (sentences)")
+        stride.fill("2")
+        stride.press("Enter")
+        page.wait_for_timeout(500)
+        page.get_by_role("link", name="Batch audit").click()
+        page.get_by_text("Windows of 8 sentences every 2").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text("Stored as run").wait_for(timeout=60_000)
+        page.get_by_role("link", name="Compare runs").click()
+        page.get_by_text("McNemar p").wait_for(timeout=60_000)
+        page.get_by_text("settings.audit.window_stride").wait_for(state="attached", timeout=30_000)  # grid cell
+        shot(page, "compare-1280")
+        page.get_by_role("link", name="Runs", exact=True).click()
+        page.get_by_role("heading", name="Runs").wait_for(timeout=60_000)
+        shot(page, "runs-1280")
         assert dialogs == [] and page.seen.off_machine() == []

@@ -1,0 +1,107 @@
+"""Analyst review in the batch drill-down: is each flagged claim right, which verdict is right instead,
+the answer's label and a note — stored with the reviewer's name and time, one review per change, so two
+analysts on the same run never overwrite each other."""
+from __future__ import annotations
+
+import streamlit as st
+
+from pages import state
+from pages._shared import notice
+from pages._store import store
+from rt4chart.types import AuditReport
+
+CLAIM_CHOICES = ("not reviewed", "judge is right", "judge is wrong")
+VERDICTS = (None, "entailed", "contradicted", "baseless")
+LABELS = ("not reviewed", "hallucinated", "faithful")
+
+
+def review_queue(rows: list[dict], reviewed: set[str]) -> list[str]:
+    """Rows to review next: not yet reviewed; the judge's least certain first when scores exist (closest
+    to 0.5), else flagged answers first, then unverified ones, then the rest; input order breaks ties."""
+    def rank(item):
+        position, row = item
+        score = row.get("score")
+        if isinstance(score, (int, float)):
+            return (0, abs(score - 0.5), position)
+        order = {"hallucinated": 0, "unverified": 1}.get(row.get("status"), 2)
+        return (1, order, position)
+
+    todo = [(i, r) for i, r in enumerate(rows) if str(r["id"]) not in reviewed and r.get("status") != "error"]
+    return [str(r["id"]) for _, r in sorted(todo, key=rank)]
+
+
+def _synced(key: str, stored) -> None:
+    """A widget the analyst has not touched in this session shows what the store holds now (another
+    analyst may have saved meanwhile); a touched one keeps the analyst's value until it is saved."""
+    base = f"{key}.base"
+    if key not in st.session_state or st.session_state[key] == st.session_state.get(base):
+        st.session_state[key] = stored
+        st.session_state[base] = stored
+
+
+def _changed(key: str) -> bool:
+    return key in st.session_state and st.session_state[key] != st.session_state.get(f"{key}.base")
+
+
+def _saved(key: str) -> None:
+    st.session_state[f"{key}.base"] = st.session_state[key]
+
+
+def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]) -> None:
+    """Only what this session changed is written, one review per change; nothing another analyst saved
+    is overwritten by an untouched box."""
+    s = store()
+    latest = s.reviews(run_id)
+    reviewer = state.settings().get("reviewer") or "analyst"
+    with st.expander("Review this row (judge right or wrong?)", expanded=True):
+        prefix = f"w.review.{run_id}.{row_id}"
+        for index, result in enumerate(report.claims):
+            old = latest.get((row_id, index))
+            _synced(f"{prefix}.{index}", CLAIM_CHOICES[0] if old is None or old.judge_right is None else (
+                CLAIM_CHOICES[1] if old.judge_right else CLAIM_CHOICES[2]))
+            _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS else None)
+            c1, c2 = st.columns([3, 2])
+            picked = c1.radio(f"Claim {index + 1} — judge: {result.verdict.value}", CLAIM_CHOICES, horizontal=True,
+                              key=f"{prefix}.{index}")
+            if picked == CLAIM_CHOICES[2]:
+                c2.selectbox(f"Right verdict of claim {index + 1}", VERDICTS, key=f"{prefix}.{index}.verdict",
+                             format_func=lambda v: "(say which)" if v is None else v)
+        answer = latest.get((row_id, None))
+        _synced(f"{prefix}.label", answer.label if answer and answer.label in LABELS else LABELS[0])
+        _synced(f"{prefix}.note", answer.note if answer else "")
+        l1, l2 = st.columns([2, 3])
+        l1.radio("Answer label", LABELS, horizontal=True, key=f"{prefix}.label")
+        l2.text_input("Note", key=f"{prefix}.note")
+        if answer is not None:
+            st.caption(f"Last answer review by {answer.reviewer} at {answer.created}")
+        save, next_ = st.columns(2)
+        if save.button("Save review", type="primary", key=f"{prefix}.save"):
+            saved = 0
+            for index in range(len(report.claims)):
+                key, verdict_key = f"{prefix}.{index}", f"{prefix}.{index}.verdict"
+                if not (_changed(key) or _changed(verdict_key)):
+                    continue
+                picked = st.session_state[key]
+                right = None if picked == CLAIM_CHOICES[0] else picked == CLAIM_CHOICES[1]
+                verdict = st.session_state.get(verdict_key) if picked == CLAIM_CHOICES[2] else None
+                s.add_review(run_id, row_id, reviewer=reviewer, claim=index, judge_right=right, verdict=verdict)
+                _saved(key)
+                if verdict_key in st.session_state:
+                    _saved(verdict_key)
+                saved += 1
+            if _changed(f"{prefix}.label") or _changed(f"{prefix}.note"):
+                # what this session did not change is taken from the store as it is now, not from a stale box
+                fresh = s.reviews(run_id).get((row_id, None))
+                label = st.session_state[f"{prefix}.label"] if _changed(f"{prefix}.label") else (
+                    fresh.label if fresh and fresh.label else LABELS[0])
+                note = st.session_state[f"{prefix}.note"] if _changed(f"{prefix}.note") else (fresh.note if fresh else "")
+                s.add_review(run_id, row_id, reviewer=reviewer, label=None if label == LABELS[0] else label, note=note)
+                _saved(f"{prefix}.label")
+                _saved(f"{prefix}.note")
+                saved += 1
+            notice("success", f"Saved {saved} change{'s' if saved != 1 else ''} as {reviewer}.")
+        reviewed = {row for (row, claim), r in s.reviews(run_id).items() if claim is None and r.label}
+        queue = [r for r in review_queue(rows, reviewed) if r != row_id]
+        if next_.button(f"Next in the review queue ({len(queue)} left)", disabled=not queue, key=f"{prefix}.next"):
+            state.set_drill(queue[0])
+            st.rerun()

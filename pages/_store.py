@@ -1,0 +1,90 @@
+"""The app's side of the run store: one Store per database URL, opening a run as the session's dataset
+and results, saving a batch audit as a run, and reopening the last run after a reload."""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Iterable, Optional
+
+import streamlit as st
+
+from pages import state
+from rt4chart.batch import RowResult
+from rt4chart.columns import detect_gold_column, detect_group_columns, detect_spans_column
+from rt4chart.config import AuditConfig
+from rt4chart.judges.base import Judge
+from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack, run_manifest
+from rt4chart.store.lazy import StoredReports
+
+
+@st.cache_resource(show_spinner=False)
+def _store_for(url: str) -> Store:
+    return Store(url)
+
+
+def store() -> Store:
+    return _store_for(default_url())
+
+
+def open_run(run_id: str) -> RunInfo:
+    """Make a stored run the session's dataset and results (its reports load on demand)."""
+    s = store()
+    run = s.get_run(run_id)
+    records = s.records(run.id)
+    rows = s.results(run.id)
+    columns = {role: run.mapping.get(role) or role for role in ("context", "answer", "question", "id")}
+    table = []
+    for r in records:
+        row = dict(r.get("extra") or {})
+        row.update({columns["id"]: r["id"], columns["context"]: r["context"], columns["answer"]: r["answer"]})
+        if r.get("question") is not None:
+            row[columns["question"]] = r["question"]
+        table.append(row)
+    names = list(dict.fromkeys(c for row in table[:200] for c in row))
+    mapping = {**columns, "gold": run.mapping.get("gold") or detect_gold_column(names),
+               "gold_spans": run.mapping.get("gold_spans") or detect_spans_column(names),
+               "groups": run.mapping.get("groups") or detect_group_columns(names)}
+    digest = f"run:{run.id}"
+    state.set_dataset(state.Dataset(name=run.name, digest=digest, columns=names, rows=table, mapping=mapping,
+                                    run_id=run.id))
+    state.set_results(state.Results(
+        digest=digest, rows=rows, mapping=dict(mapping), run_id=run.id, manifest=run.manifest,
+        reports=StoredReports(s, run.id, [r["id"] for r in rows if r["status"] != "error"]),
+        answers={r["id"]: r["answer"] for r in records},
+        texts={r["id"]: {"question": r.get("question"), "context": r["context"], "answer": r["answer"]}
+               for r in records}))
+    s.mark_opened(run.id)
+    return run
+
+
+def save_run(name: str, results: Iterable[tuple[int, RowResult]], judge: Judge, config: AuditConfig,
+             mapping: dict, started: float) -> Optional[RunInfo]:
+    """Store an app batch audit as a run; a store that fails is said, and the results stay on screen."""
+    try:
+        s = store()
+        stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
+        run = s.create_run(f"{name} {stamp}", judge=judge.name, model=judge.model, source=name,
+                           manifest=run_manifest(judge, config), mapping=mapping)
+        writer = RunWriter(s, run, batch_rows=500)
+        for position, row in results:
+            writer.add(pack(position, row))
+        return writer.finish(time.perf_counter() - started, manifest=run_manifest(judge, config))
+    except Exception as exc:  # noqa: BLE001 - the audit is done; only keeping it failed
+        st.session_state["rt4.store_error"] = f"The run could not be stored ({type(exc).__name__}: {exc})."
+        return None
+
+
+def reopen_last_run() -> None:
+    """Once per browser session: with nothing loaded, reopen the run opened last (a reload loses nothing)."""
+    if st.session_state.get("rt4.reopen_tried"):
+        return
+    st.session_state["rt4.reopen_tried"] = True
+    if state.dataset() is not None:
+        return
+    try:
+        run = store().last_opened()
+        if run is not None:
+            open_run(run.id)
+            st.session_state["rt4.reopened"] = run.name
+    except Exception as exc:  # noqa: BLE001 - a store that cannot be read must not stop the app
+        st.session_state["rt4.store_error"] = f"The run store could not be read ({type(exc).__name__}: {exc})."

@@ -1,0 +1,67 @@
+"""Page: v1 vs v2 — two stored runs compared on the rows they share: rates with intervals, McNemar's test,
+per-group deltas, the rows whose status flipped (each opening both reports side by side), and the
+settings that differ."""
+import pandas as pd
+import streamlit as st
+
+from pages._shared import enter_through_app, show_report, text
+from pages._store import store
+from rt4chart.cli_runs import comparison
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
+
+st.title("Compare two runs")
+s = store()
+runs = s.list_runs()
+if len(runs) < 2:
+    st.info("Comparing needs two stored runs: audit the same data twice (e.g. before and after a prompt change).")
+    st.stop()
+by_id = {r.id: r for r in runs}
+ids = list(by_id)
+label = lambda i: f"{by_id[i].name} · {by_id[i].created}"  # noqa: E731
+if st.session_state.get("w.compare.a") not in by_id:
+    st.session_state["w.compare.a"] = ids[1]
+if st.session_state.get("w.compare.b") not in by_id:
+    st.session_state["w.compare.b"] = ids[0]
+c1, c2 = st.columns(2)
+a_id = c1.selectbox("Run A (before)", ids, format_func=label, key="w.compare.a")
+b_id = c2.selectbox("Run B (after)", ids, format_func=label, key="w.compare.b")
+a, b, result = comparison(s, a_id, b_id)
+
+m = st.columns(4)
+m[0].metric("Rows compared", result.matched_rows - result.excluded,
+            help=f"matched by {result.matched_by}; {result.excluded} unverified or failed in A or B not compared; "
+                 f"{result.unmatched_a} rows only in A, {result.unmatched_b} only in B")
+for col, side, r in ((m[1], "A", result.a), (m[2], "B", result.b)):
+    col.metric(f"Hallucination rate {side}", "–" if r["rate"] is None else f"{r['rate']:.1%}",
+               help=f"{r['hallucinated']} of {r['n']}; 95% interval {r['low']:.1%}–{r['high']:.1%}")
+m[3].metric("McNemar p", f"{result.mcnemar_p:.3g}", help="exact test on the rows whose status differs")
+st.caption(f"{len(result.flipped_to_hallucinated)} rows became hallucinated in B, "
+           f"{len(result.flipped_to_faithful)} became faithful; a small p says the change is unlikely to be chance.")
+
+if result.groups:
+    st.subheader("By group")
+    st.dataframe(pd.DataFrame(result.groups), hide_index=True, width="stretch",
+                 column_config={k: st.column_config.NumberColumn(k, format="percent") for k in ("a_rate", "b_rate", "delta")})
+st.subheader("Settings that differ")
+if result.settings:
+    st.dataframe(pd.DataFrame([{k: str(v) for k, v in d.items()} for d in result.settings]), hide_index=True,
+                 width="stretch")
+else:
+    st.caption("The two manifests are the same.")
+
+flipped = [("became hallucinated", i) for i in result.flipped_to_hallucinated] + [
+    ("became faithful", i) for i in result.flipped_to_faithful]
+if flipped:
+    st.subheader("Rows whose status flipped")
+    pick = st.selectbox("Row", range(len(flipped)), format_func=lambda k: f"{flipped[k][1]} — {flipped[k][0]}",
+                        key="w.compare.row")
+    b_row = flipped[pick][1]
+    a_row = next(x for x, y in result.pairs if y == b_row)
+    left, right = st.columns(2)
+    for col, run, row, key in ((left, a, a_row, "compare.a"), (right, b, b_row, "compare.b")):
+        with col:
+            text(run.name, "Run:")
+            report = s.report(run.id, row)
+            if report is not None:
+                show_report(report, key=key)

@@ -1,0 +1,60 @@
+"""Page: the runs kept in the run store — open one (results, drill-down, metrics come back without
+re-running), rename, tag, delete."""
+import pandas as pd
+import streamlit as st
+
+from pages import state
+from pages._shared import enter_through_app, notice
+from pages._store import open_run, store
+from rt4chart.errors import InputError
+from rt4chart.store import safe_url
+
+enter_through_app()  # a deep link on a fresh server must still get the app's navigation
+
+st.title("Runs")
+s = store()
+st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run store {safe_url(s.url)} "
+           "(set RT4CHART_DB to share one PostgreSQL store with a team).")
+runs = s.list_runs()
+if not runs:
+    st.info("No runs yet: run a batch audit (Batch audit page, or `rt4chart batch FILE -o OUT`).")
+    st.stop()
+
+table = pd.DataFrame([{**{k: r.as_dict()[k] for k in ("name", "created", "judge", "model", "rows", "hallucinated",
+                                                     "unverified", "failed", "status")},
+                       "rate": r.as_dict()["rate"], "tags": ", ".join(r.tags)} for r in runs])
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={"rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+
+by_id = {r.id: r for r in runs}
+current = state.results()
+choice = st.selectbox("Run", list(by_id), format_func=lambda i: f"{by_id[i].name} · {by_id[i].created}",
+                      index=list(by_id).index(current.run_id) if current and current.run_id in by_id else 0,
+                      key="w.runs.pick")
+run = by_id[choice]
+c1, c2, c3 = st.columns(3)
+if c1.button("Open in the batch page", type="primary"):
+    open_run(run.id)
+    st.switch_page("pages/batch.py")
+if c2.button("Compare with another run"):
+    st.session_state["w.compare.a"] = run.id
+    st.switch_page("pages/compare.py")
+
+with st.expander("Rename, tag or delete"):
+    name = st.text_input("Name", value=run.name, key=f"w.runs.name.{run.id}")
+    tags = st.text_input("Tags (comma-separated)", value=", ".join(run.tags), key=f"w.runs.tags.{run.id}")
+    if st.button("Save name and tags"):
+        try:
+            if name != run.name:
+                s.rename(run.id, name)
+            s.set_tags(run.id, tags.split(","))
+            st.rerun()
+        except InputError as exc:
+            notice("error", exc)
+    confirm = st.checkbox(f"Yes, delete this run and its {run.rows} rows and reviews", key=f"w.runs.confirm.{run.id}")
+    if st.button("Delete run", disabled=not confirm):
+        s.delete(run.id)
+        if current is not None and current.run_id == run.id:
+            st.session_state.pop(state.RESULTS, None)
+            st.session_state.pop(state.DATASET, None)
+        st.rerun()
