@@ -21,6 +21,7 @@ from .io import Record, json_line, open_table, prediction, table_records
 from .journal import Journal, file_digest, run_fingerprint
 from .judges.base import Judge
 from .locks import exclusive_output
+from .partitions import plan_input, plannable
 from .store.rows import StoredRow, pack
 from .store.writer import RunWriter, run_manifest
 
@@ -70,15 +71,23 @@ ENGINES = ("local", "dask")
 def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, engine: str, workers: int,
            cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int, keep: bool = False
            ) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
-    """(position, output line, status, stored row or None) per row, in input order, from the chosen engine;
-    with `keep`, each row is also packed for the run store where its report is (on a Dask worker too)."""
+    """(position, output line, status, stored row or None) per row, in input order, for rows the driver
+    read; with `keep`, each row is also packed for the run store."""
     if engine == "dask":
-        from .dask_engine import api_key_of, dask_lines
+        from .dask_engine import _chunks, api_key_of, dask_lines
 
-        yield from dask_lines(rows, judge, config, api_key_of(judge), dask_address, workers, partition_rows, keep)
+        secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
+        for position, line, status, _ in dask_lines(_chunks(rows, partition_rows), judge, config, secrets,
+                                                   dask_address, workers):
+            yield position, line, status, None  # rows the driver read are stored by the driver
         return
     if engine != "local":
         raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    if workers > 1 and not judge.makes_calls:  # a computing judge: processes, not threads under the GIL
+        from .local_pool import process_lines
+
+        yield from process_lines(rows, judge, config, workers, keep, str(cache.path) if cache else None)
+        return
     positions: dict[int, int] = {}
 
     def records() -> Iterator[Record]:
@@ -138,7 +147,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
               workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
               cache: Optional[MemoCache] = None, progress: Optional[Callable[[int, int], None]] = None,
               mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
-              partition_rows: int = 200, delimiter: Optional[str] = None, store: Optional["Store"] = None,
+              partition_rows: Optional[int] = None, delimiter: Optional[str] = None, store: Optional["Store"] = None,
               run_name: Optional[str] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
     '-' is standard output). `progress(done, total)` is called after each row.
@@ -151,7 +160,10 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     and stored, so the store never misses a row."""
     config = config or AuditConfig()
     started = time.perf_counter()
-    table = open_table(input_path, delimiter)
+    planned = engine == "dask" and plannable(input_path)
+    plan = plan_input(input_path, mapping, workers, partition_rows) if planned else None
+    table = None if planned else open_table(input_path, delimiter)
+    count = plan.count if planned else table.count
     summary = BatchSummary()
     stream = is_stream(output_path)
     with ExitStack() as stack:
@@ -182,6 +194,19 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 if position not in done:
                     yield position, record
 
+        if planned:  # workers read their partitions; a partition is redone unless all its rows are done
+            from .dask_engine import api_key_of, dask_lines
+
+            summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
+            secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
+            if writer is not None:
+                secrets["store_url"] = store.url
+            parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
+            results = dask_lines(parts, judge, config, secrets, dask_address, workers, plan.roles,
+                                 writer.run.id if writer is not None else None)
+        else:
+            results = _lines(todo(), judge, config, engine, workers, cache, dask_address, partition_rows or 200,
+                             keep=writer is not None)
         if stream:
             out: TextIO = sys.stdout
         else:
@@ -189,12 +214,11 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             tmp.parent.mkdir(parents=True, exist_ok=True)
             out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
             stack.callback(tmp.unlink, missing_ok=True)
-        ordered = _Ordered(table.count, input_path)
-        for position, line, status, stored in _lines(todo(), judge, config, engine, workers, cache, dask_address,
-                                                     partition_rows, keep=writer is not None):
+        ordered = _Ordered(count, input_path)
+        for position, line, status, stored in results:
             summary.audited += 1
-            finished += 1
-            if writer is not None:
+            finished += position not in done
+            if writer is not None and stored is not None:
                 writer.add(stored)
             if journal is not None:
                 journal.record(position, line, status)
@@ -205,7 +229,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 summary.hallucinated += status == "hallucinated"
                 out.write(line + "\n")
             if progress:
-                progress(finished, table.count)
+                progress(finished, count)
         if journal is not None:
             for position, line in journal.lines():
                 ordered.check(position)

@@ -161,7 +161,7 @@ def cmd_predict(args) -> int:
             journal = f"{args.output}.journal.sqlite3"
     cache = None if (args.no_cache or args.command == "predict") else MemoCache()
     engine = getattr(args, "engine", "local")
-    partition_rows = 200
+    partition_rows = None
     if getattr(args, "partitions", None):
         from .tables import open_table
 
@@ -302,7 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True,
                    help="output JSONL, one line per input record, in input order ('-': stdout)")
     _table_args(p)
-    p.add_argument("--workers", type=int, default=1, help="concurrent audits (bounded thread pool)")
+    p.add_argument("--workers", type=int, default=1, help="parallel audits: processes for the offline judge, threads "
+                                                         "for LLM judges (which wait on the network), Dask workers")
     p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
     p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
     p.add_argument("--restart", action="store_true", help="ignore rows finished by an earlier run")
@@ -310,7 +311,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="local: a bounded thread pool in this process; dask: Dask's distributed scheduler")
     p.add_argument("--dask-address", help="scheduler address, e.g. tcp://host:8786 (default: start a LocalCluster "
                                           "of --workers processes)")
-    p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: 200 rows each)")
+    p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: about 8 per worker)")
     p.add_argument("--run-name", help="name of the run in the run store (default: the input's name and the time)")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the run store ($RT4CHART_DB)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -97,6 +97,45 @@ def resolve_roles(columns: list[str], mapping: Optional[dict], source: str,
     return roles
 
 
+class UniqueIds:
+    """Row ids in input order: the id column's value, else the row number; a repeated id gets a '#n'
+    suffix (never colliding with another id) so no row is lost or merged."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+        self._suffixes: dict[str, int] = {}
+
+    def assign(self, raw: Optional[str], n: int) -> tuple[str, Optional[str]]:
+        """(the id to use, the original id when it was renamed)."""
+        rid = raw if raw is not None else str(n)
+        original = None
+        if rid in self.used:
+            original, k = rid, self._suffixes.get(rid, 1)
+            while f"{original}#{k}" in self.used or k == 1:
+                k += 1
+            self._suffixes[original], rid = k, f"{original}#{k}"
+        self.used.add(rid)
+        return rid, original
+
+
+def raw_id(row: dict, roles: dict) -> Optional[str]:
+    return _cell(row.get(roles["id"])) if roles.get("id") else None
+
+
+def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str] = None) -> Record:
+    """The record of row number `n` (1-based); invalid Unicode makes it a record with an `error`."""
+    record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
+                    answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
+                    extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
+    for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),
+                        ("question", record.question or "")):
+        problem = unicode_problem(value)
+        if problem:
+            record.error = f"InputError: the {name} is not valid Unicode ({problem}); fix the record and re-run"
+            break
+    return record
+
+
 def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input",
                       columns: Optional[list[str]] = None) -> Iterator[Record]:
     """Records from dict rows (consumed lazily), one per row, in order, with a role -> column mapping.
@@ -109,30 +148,10 @@ def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, sour
     if first is None:
         return
     roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source, [first])
-    used: set[str] = set()
-    suffixes: dict[str, int] = {}
-    n = 0
-    for row in _chain(first, iterator):
-        n += 1
-        rid = _cell(row.get(roles["id"])) if roles.get("id") else None
-        rid = rid if rid is not None else str(n)
-        original = None
-        if rid in used:
-            original, k = rid, suffixes.get(rid, 1)
-            while f"{original}#{k}" in used or k == 1:
-                k += 1
-            suffixes[original], rid = k, f"{original}#{k}"
-        used.add(rid)
-        record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
-                        answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
-                        extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
-        for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),
-                            ("question", record.question or "")):
-            problem = unicode_problem(value)
-            if problem:
-                record.error = f"InputError: the {name} is not valid Unicode ({problem}); fix the record and re-run"
-                break
-        yield record
+    ids = UniqueIds()
+    for n, row in enumerate(_chain(first, iterator), 1):
+        rid, original = ids.assign(raw_id(row, roles), n)
+        yield make_record(row, roles, n, rid, original)
 
 
 def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:

@@ -29,7 +29,7 @@ def run_fingerprint(input_digest: str, settings: dict) -> str:
 class Journal:
     """Finished rows of one run: position -> output line (JSON text)."""
 
-    def __init__(self, path: str | Path, fingerprint: str):
+    def __init__(self, path: str | Path, fingerprint: str, commit_every: int = 256):
         self.path = Path(path)
         self.fingerprint = fingerprint
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,31 +39,46 @@ class Journal:
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_rows (run TEXT NOT NULL, position INTEGER NOT NULL, "
                            "line TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (run, position))")
         self._conn.commit()
+        self._pending: list[tuple] = []
+        self._commit_every = commit_every
 
     def done_positions(self) -> set[int]:
+        self.flush()
         cur = self._conn.execute("SELECT position FROM journal_rows WHERE run = ?", (self.fingerprint,))
         return {row[0] for row in cur}
 
     def record(self, position: int, line: str, status: str) -> None:
-        """Commit one finished row (idempotent: a row written twice keeps one copy)."""
-        self._conn.execute("INSERT OR REPLACE INTO journal_rows (run, position, line, status) VALUES (?, ?, ?, ?)",
-                           (self.fingerprint, position, line, status))
-        self._conn.commit()
+        """Keep one finished row; rows are committed in batches (a row written twice keeps one copy). A
+        kill loses at most the rows of the batch not yet committed, which a resumed run redoes."""
+        self._pending.append((self.fingerprint, position, line, status))
+        if len(self._pending) >= self._commit_every:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            self._conn.executemany("INSERT OR REPLACE INTO journal_rows (run, position, line, status) "
+                                   "VALUES (?, ?, ?, ?)", self._pending)
+            self._conn.commit()
+            self._pending = []
 
     def count_status(self, status: str) -> int:
         """Finished rows of this run with this status ('error', 'unverified', ...)."""
+        self.flush()
         return self._conn.execute("SELECT COUNT(*) FROM journal_rows WHERE run = ? AND status = ?",
                                   (self.fingerprint, status)).fetchone()[0]
 
     def lines(self) -> Iterator[tuple[int, str]]:
         """Every finished row's (position, line), in input order (streamed)."""
+        self.flush()
         cur = self._conn.execute("SELECT position, line FROM journal_rows WHERE run = ? ORDER BY position",
                                  (self.fingerprint,))
         yield from cur
 
     def count(self) -> int:
+        self.flush()
         return self._conn.execute("SELECT COUNT(*) FROM journal_rows WHERE run = ?",
                                   (self.fingerprint,)).fetchone()[0]
 
     def close(self) -> None:
+        self.flush()
         self._conn.close()

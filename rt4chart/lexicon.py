@@ -9,10 +9,16 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator, Optional
 
-from nltk.stem.porter import PorterStemmer
-
 _TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*(?:%|(?:st|nd|rd|th)\b)?|\w+(?:['\u2019]\w+)*(?:[.-]\w+)*")
-_STEMMER = PorterStemmer()
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    """NLTK's Porter stemmer, imported when first needed (a batch driver that only hands rows to workers
+    never needs it)."""
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
 
 STOPWORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being
@@ -98,7 +104,7 @@ def stem(word: str) -> str:
     """Porter stem of a lower-case word (cached: the same words recur across windows)."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    return _STEMMER.stem(word, to_lowercase=False)
+    return _stemmer().stem(word, to_lowercase=False)
 
 
 def parse_number(text: str) -> Optional[float]:
@@ -309,9 +315,10 @@ def number_key(value: float) -> str:
     return f"{value:.6g}"
 
 
+@lru_cache(maxsize=1)
 def antonym_index() -> dict[str, frozenset[str]]:
-    """Stem -> stems of its antonyms."""
-    return _ANTONYMS
+    """Stem -> stems of its antonyms (built on first use)."""
+    return _build_antonyms()
 
 
 def _build_antonyms() -> dict[str, frozenset[str]]:
@@ -322,5 +329,3 @@ def _build_antonyms() -> dict[str, frozenset[str]]:
         pairs.setdefault(sb, set()).add(sa)
     return {k: frozenset(v) for k, v in pairs.items()}
 
-
-_ANTONYMS = _build_antonyms()

@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-
 from .types import Sentence, Window
 
 # Lower-case, without the final period, as Punkt stores them.
@@ -31,7 +29,10 @@ PIECE_CHARS = 20_000
 
 
 @lru_cache(maxsize=1)
-def _tokenizer() -> PunktSentenceTokenizer:
+def _tokenizer():
+    """NLTK's Punkt, imported on first use: the trained `punkt_tab` when installed, else built-in."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
     try:
         from nltk.tokenize.punkt import PunktTokenizer
 
@@ -73,7 +74,7 @@ def split_sentences(text: str) -> list[Sentence]:
     return sentences
 
 
-def _bounded_spans(tokenizer: PunktSentenceTokenizer, body: str):
+def _bounded_spans(tokenizer, body: str):
     """Punkt's sentence spans of `body`, computed over pieces of at most PIECE_CHARS characters."""
     if len(body) <= PIECE_CHARS:
         yield from tokenizer.span_tokenize(body)

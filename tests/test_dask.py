@@ -143,3 +143,66 @@ def test_the_dask_engine_equals_the_local_engine_line_for_line_on_a_dev_file(clu
               partition_rows=50)
     assert distributed_out.read_bytes() == local.read_bytes()
     assert local.read_text().count("\n") == 689
+
+
+def tricky_jsonl(path: Path) -> None:
+    """Repeated ids (one colliding with a made-up '#2'), a missing id, blank lines, a BOM, U+2028 in text."""
+    rows = [{"id": "a", "context": "The gauge reads 7 units.", "answer": "The gauge reads 7 units."},
+            {"id": "a", "context": "The gauge reads 7 units.", "answer": "The gauge reads 8 units."},
+            {"id": "a#2", "context": "Line\u2028break.", "answer": "Line break."},
+            {"context": "No id here.", "answer": "No id."},
+            {"id": 5, "context": "Numbers as ids.", "answer": "Numbers."}] * 40
+    body = "\n\n".join(json.dumps(r, ensure_ascii=False) for r in rows)
+    path.write_bytes(b"\xef\xbb\xbf" + body.encode("utf-8") + b"\n\n")
+
+
+def test_workers_reading_their_own_partitions_build_exactly_the_local_records(tmp_path):
+    from rt4chart.io import iter_records
+    from rt4chart.partitions import plan_input, read_partition
+
+    source = tmp_path / "in.jsonl"
+    tricky_jsonl(source)
+    local = [(r.id, r.row, r.context, r.answer, r.renamed_from) for r in iter_records(str(source))]
+    plan = plan_input(str(source), None, workers=3, size=7)
+    assert plan.count == len(local) == 200 and len(plan.partitions) == 29
+    planned = [(r.id, r.row, r.context, r.answer, r.renamed_from) for p in plan.partitions
+               for _, r in read_partition(p, plan.roles)]
+    assert planned == local
+    assert plan.renamed[:3] == ["a", "a#2", "a"]
+
+
+def test_the_planned_dask_engine_equals_the_local_engine_on_tricky_input(cluster, tmp_path):
+    address, _ = cluster
+    source = tmp_path / "in.jsonl"
+    tricky_jsonl(source)
+    local, distributed_out = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    reference = run_batch(str(source), str(local), make_judge("offline"))
+    summary = run_batch(str(source), str(distributed_out), make_judge("offline"), engine="dask",
+                        dask_address=address, partition_rows=13)
+    assert distributed_out.read_bytes() == local.read_bytes() and summary.rows == 200
+    ids = [json.loads(x)["id"] for x in local.read_text().split("\n") if x]  # not splitlines(): U+2028
+    assert len(set(ids)) == 200 and summary.renamed_ids == reference.renamed_ids
+
+
+def test_parquet_partitions_are_read_by_row_groups_and_equal_the_local_engine(cluster, tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    address, _ = cluster
+    rows = [{"id": f"p{i % 37}", "context": f"The gauge reads {i} units.", "answer": f"The gauge reads {i % 5} units."}
+            for i in range(120)]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "in.parquet", row_group_size=17)
+    local, distributed_out = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    run_batch(str(tmp_path / "in.parquet"), str(local), make_judge("offline"))
+    run_batch(str(tmp_path / "in.parquet"), str(distributed_out), make_judge("offline"), engine="dask",
+              dask_address=address, partition_rows=30)
+    assert distributed_out.read_bytes() == local.read_bytes()
+
+
+def test_local_workers_are_processes_for_the_offline_judge_and_change_nothing(tmp_path):
+    source = tmp_path / "in.jsonl"
+    write_rows(source, 120)
+    one, two = tmp_path / "one.jsonl", tmp_path / "two.jsonl"
+    run_batch(str(source), str(one), make_judge("offline"))
+    run_batch(str(source), str(two), make_judge("offline"), workers=2)
+    assert two.read_bytes() == one.read_bytes()

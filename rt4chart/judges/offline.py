@@ -58,7 +58,10 @@ class OfflineJudge(Judge):
 
     def __init__(self, settings: Optional[OfflineSettings] = None):
         self.config = settings or OfflineSettings()
-        self._antonyms = antonym_index()
+
+    @property
+    def _antonyms(self) -> dict[str, frozenset[str]]:
+        return antonym_index()
 
     def settings(self) -> dict:
         return asdict(self.config)
