@@ -145,6 +145,8 @@ def format_scores(name: str, s: Scores) -> str:
     lines = [f"== {name}: n={s.n} (gold positives={s.tp + s.fn}, negatives={s.tn + s.fp})",
              f"   answer-level  P={fmt(s.precision)} R={fmt(s.recall)} F1={fmt(s.f1)} "
              f"BA={fmt(s.balanced_accuracy)} Acc={fmt(s.accuracy)}  (tp={s.tp} fp={s.fp} fn={s.fn} tn={s.tn})"]
+    if s.scored:
+        lines.append(f"   ranking       AUROC={fmt(s.auroc)} AUPRC={fmt(s.auprc)}  (scores of {len(s.scored)} answers)")
     if s.span_records:
         lines.append(f"   span-level    P={fmt(s.span_precision)} R={fmt(s.span_recall)} F1={fmt(s.span_f1)}  "
                      f"(chars: overlap={s.overlap_chars} pred={s.pred_chars} gold={s.gold_chars}; "

@@ -35,6 +35,9 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reflect", action="store_true",
                    help="LLM judges: re-examine verdicts until the judge declares success (see --max-rounds)")
     p.add_argument("--max-rounds", type=int, default=AuditConfig().max_rounds, help="reflection round cap")
+    p.add_argument("--threshold", type=float, default=AuditConfig().threshold,
+                   help="an answer is hallucinated when its score reaches this (default 0.5: the judge's verdicts; "
+                        "lower finds more, higher flags only the likeliest)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
@@ -76,7 +79,7 @@ def _build(args) -> tuple:
                    "response_mode": args.response_format}
     try:
         config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
-                             reflect=args.reflect, max_rounds=args.max_rounds)
+                             reflect=args.reflect, max_rounds=args.max_rounds, threshold=args.threshold)
     except ValueError as exc:
         raise InputError(str(exc).splitlines()[-1]) from None
     judge = make_judge(args.judge, **options)

@@ -1,6 +1,8 @@
 """Settings of an audit that do not depend on the judge."""
 from __future__ import annotations
 
+from typing import Optional
+
 from pydantic import BaseModel, Field, model_validator
 
 
@@ -19,6 +21,9 @@ class AuditConfig(BaseModel):
                                    description="a claim is checked in its best-matching windows only")
     reflect: bool = False
     max_rounds: int = Field(default=3, ge=1, le=10)
+    threshold: Optional[float] = Field(default=None, ge=0.0, le=1.0,
+                                       description="an answer is hallucinated when its score reaches this; None: "
+                                                   "the judge's own boundary (exactly its verdicts)")
 
     @model_validator(mode="after")
     def _stride_fits(self) -> "AuditConfig":

@@ -196,9 +196,10 @@ def prediction(record_id: str, report: AuditReport) -> dict:
     return {
         "id": record_id,
         "hallucinated": report.hallucinated,
+        "score": report.score,
         "status": report.status,
         "spans": [{"start": s.start, "end": s.end} for s in report.spans],
-        "claims": [{"text": c.claim.text, "verdict": c.verdict.value,
+        "claims": [{"text": c.claim.text, "verdict": c.verdict.value, "score": c.score, "rationale": c.rationale,
                     "spans": [{"start": s.start, "end": s.end} for s in c.claim.spans],
                     "hallucinated_spans": [{"start": s.start, "end": s.end} for s in c.hallucinated_spans],
                     "evidence": [{"sentence_index": e.sentence_index, "start": e.start, "end": e.end,

@@ -57,6 +57,15 @@ class Scores:
     gold_chars: int = 0
     overlap_chars: int = 0
     extra: dict = field(default_factory=dict)
+    scored: list = field(default_factory=list)  # (score, gold) pairs of answers with a score
+
+    @property
+    def auroc(self) -> Optional[float]:
+        return auroc(self.scored)
+
+    @property
+    def auprc(self) -> Optional[float]:
+        return average_precision(self.scored)
 
     @property
     def n(self) -> int:
@@ -95,7 +104,8 @@ class Scores:
             "missing_predictions": self.missing,
             "answer": {"precision": self.precision, "recall": self.recall, "f1": self.f1,
                        "balanced_accuracy": self.balanced_accuracy, "accuracy": self.accuracy,
-                       "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn},
+                       "tp": self.tp, "fp": self.fp, "fn": self.fn, "tn": self.tn,
+                       "auroc": self.auroc, "auprc": self.auprc, "scored": len(self.scored)},
             "span": {"precision": self.span_precision, "recall": self.span_recall, "f1": self.span_f1,
                      "records": self.span_records, "pred_chars": self.pred_chars,
                      "gold_chars": self.gold_chars, "overlap_chars": self.overlap_chars},
@@ -116,6 +126,8 @@ def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = 
         else:
             pspans = p.get("spans") or []
             yhat = as_bool(p["hallucinated"]) if "hallucinated" in p else bool(pspans)
+        if p is not None and isinstance(p.get("score"), (int, float)):
+            s.scored.append((float(p["score"]), y))
         if y and yhat:
             s.tp += 1
         elif yhat:
@@ -133,6 +145,62 @@ def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = 
             s.pred_chars += len(pchars)
             s.overlap_chars += len(gchars & pchars)
     return s
+
+
+def auroc(pairs: list[tuple[float, bool]]) -> Optional[float]:
+    """Area under the ROC curve of (score, gold) pairs: the chance that a hallucinated answer scores above
+    a faithful one (ties count half). Sorted ranks, O(n log n)."""
+    positives = sum(1 for _, y in pairs if y)
+    negatives = len(pairs) - positives
+    if not positives or not negatives:
+        return None
+    ranked = sorted(pairs, key=lambda pair: pair[0])
+    rank_sum, i = 0.0, 0
+    while i < len(ranked):
+        j = i
+        while j < len(ranked) and ranked[j][0] == ranked[i][0]:
+            j += 1
+        mean_rank = (i + 1 + j) / 2  # ranks i+1 .. j share their mean
+        rank_sum += mean_rank * sum(1 for _, y in ranked[i:j] if y)
+        i = j
+    return (rank_sum - positives * (positives + 1) / 2) / (positives * negatives)
+
+
+def average_precision(pairs: list[tuple[float, bool]]) -> Optional[float]:
+    """Area under the precision-recall curve (average precision, ties resolved as one threshold)."""
+    positives = sum(1 for _, y in pairs if y)
+    if not positives:
+        return None
+    total = hits = 0
+    area = 0.0
+    for _score, group in _by_threshold(pairs):
+        total += len(group)
+        new = sum(group)
+        hits += new
+        area += (hits / total) * new / positives
+    return area
+
+
+def precision_recall_curve(pairs: list[tuple[float, bool]]) -> list[tuple[float, float, float]]:
+    """(threshold, precision, recall) at every distinct score, highest threshold first."""
+    positives = sum(1 for _, y in pairs if y)
+    points, total, hits = [], 0, 0
+    for score, group in _by_threshold(pairs):
+        total += len(group)
+        hits += sum(group)
+        points.append((score, hits / total, hits / positives if positives else 0.0))
+    return points
+
+
+def _by_threshold(pairs: list[tuple[float, bool]]):
+    ordered = sorted(pairs, key=lambda pair: -pair[0])
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j < len(ordered) and ordered[j][0] == ordered[i][0]:
+            j += 1
+        yield ordered[i][0], [bool(y) for _, y in ordered[i:j]]
+        i = j
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -11,6 +11,7 @@ from .judges.base import AuditInput, Judge, Judgement, Usage
 from .lexicon import tokenize
 from .reflection import check_supported, reflect
 from .retrieval import SentenceIndex
+from .scoring import answer_score, boundary, calibrate
 from .spans import clip_to, merge_spans
 from .text import make_windows, segmenter_name, split_sentences
 from .types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Manifest, Verdict, Window,
@@ -28,15 +29,25 @@ def or_join(verdicts: list[Verdict]) -> Verdict:
     return Verdict.BASELESS
 
 
-def and_join(verdicts: list[Verdict]) -> tuple[str, Optional[bool]]:
-    """Answer-level status: any contradicted/baseless claim makes the answer hallucinated."""
+def and_join(verdicts: list[Verdict], flagged: Optional[list[bool]] = None) -> tuple[str, Optional[bool]]:
+    """Answer-level status: any flagged claim (by default: any contradicted/baseless claim) makes the answer
+    hallucinated; otherwise a failed claim makes it unverified, never faithful."""
     if not verdicts:
         return "empty", False
-    if any(v.is_hallucination for v in verdicts):
+    if any(flagged if flagged is not None else (v.is_hallucination for v in verdicts)):
         return "hallucinated", True
     if Verdict.UNVERIFIED in verdicts:
         return "unverified", None
     return "faithful", False
+
+
+def claim_score(verdict: Verdict, judged: Optional[float]) -> Optional[float]:
+    """The judge's score, else one from the verdict (judges without scores); None for a failed claim."""
+    if verdict is Verdict.UNVERIFIED:
+        return None
+    if judged is not None:
+        return round(judged, 4)
+    return {Verdict.CONTRADICTED: 0.95, Verdict.BASELESS: 0.85, Verdict.ENTAILED: 0.1}[verdict]
 
 
 def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
@@ -70,13 +81,20 @@ def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
     return items
 
 
-def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, audit: AuditInput) -> ClaimResult:
+def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, audit: AuditInput,
+                  threshold: float = 0.5, calibration: tuple[float, float] = (1.0, 0.0)) -> ClaimResult:
+    """A claim's score on the answers' calibrated scale; the claim is flagged when it reaches the threshold
+    (at the default threshold: exactly its hallucination verdicts)."""
+    raw = claim_score(final.verdict, final.score)
+    score = calibrate(raw, *calibration) if raw is not None else None
+    flagged = score >= threshold if score is not None else False
+    score = round(score, 6) if score is not None else None  # decided on the exact value, shown rounded
     spans: list = []
-    if final.verdict.is_hallucination:
+    if flagged:
         spans = clip_to(final.unsupported, claim.spans) or list(claim.spans)
     return ClaimResult(claim=claim, local=local, local_verdict=or_join([w.verdict for w in local]),
                        verdict=final.verdict, evidence=_evidence(final, audit), rationale=final.rationale,
-                       hallucinated_spans=spans, history=[final.verdict])
+                       hallucinated_spans=spans, history=[final.verdict], score=score), raw
 
 
 def prepare(context: str, answer: str, question: Optional[str]) -> AuditInput:
@@ -153,15 +171,24 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
         if reflection.failure:
             notes.append(f"reflection stopped early: {reflection.failure}")
 
-    results = []
+    calibration = judge.score_calibration()
+    threshold = config.threshold if config.threshold is not None else boundary(calibration)
+    results, raw_scores = [], []
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
-        result = _claim_result(claim, local[claim.id], final, data)
+        result, raw = _claim_result(claim, local[claim.id], final, data, threshold, calibration)
+        raw_scores.append(raw)
         if claim.id in histories:
             result.history = histories[claim.id]
         results.append(result)
     notes.extend(data.notes)
-    status, hallucinated = and_join([r.verdict for r in results])
+    score = answer_score(raw_scores, calibration)
+    if score is not None and score >= threshold and not any(r.hallucinated_spans for r in results):
+        top = max((r for r in results if r.score is not None), key=lambda r: r.score)  # the answer is flagged by
+        top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
+    status, hallucinated = and_join([r.verdict for r in results], [score is not None and score >= threshold]
+                                    if results else None)
+    score = round(score, 6) if score is not None else None
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
                         window_checks=window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
@@ -171,11 +198,11 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
                         reflection_rounds=len(reflection.rounds) if reflection else 0,
                         planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))
     manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
-                        settings={"audit": config.model_dump(), "judge": judge.settings(),
+                        settings={"audit": config.model_dump(), "judge": judge.settings(), "threshold": threshold,
                                   "segmenter": segmenter_name()},
                         prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())
     return AuditReport(context=context, answer=answer, question=data.question, status=status,
-                       hallucinated=hallucinated, spans=spans, claims=results,
+                       hallucinated=hallucinated, score=score, spans=spans, claims=results,
                        context_sentences=data.context_sentences, windows=windows, coverage=coverage,
                        manifest=manifest, reflection=reflection, notes=notes)
 

@@ -32,10 +32,11 @@ def _outcome(row: RowResult) -> dict:
     """Status, the hallucinated text, verdict counts, spans, cost and error of one row."""
     report = row.report
     if report is None:
-        return {"status": "error", "hallucinated": None, "hallucinated_text": "", "claims": 0, "entailed": 0,
+        return {"status": "error", "hallucinated": None, "score": None, "hallucinated_text": "", "claims": 0,
+                "entailed": 0,
                 "contradicted": 0, "baseless": 0, "unverified": 0, "spans": "[]", "judge_calls": 0, "tokens": 0,
                 "elapsed_s": 0.0, "error": row.error or "unknown error"}
-    return {"status": report.status, "hallucinated": report.hallucinated,
+    return {"status": report.status, "hallucinated": report.hallucinated, "score": report.score,
             "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
             "claims": len(report.claims), **report.verdict_counts(),
             "spans": json.dumps([{"start": s.start, "end": s.end} for s in report.spans]),

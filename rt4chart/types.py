@@ -93,6 +93,7 @@ class ClaimResult(BaseModel):
     rationale: str = ""
     hallucinated_spans: list[Span] = Field(default_factory=list)
     history: list[Verdict] = Field(default_factory=list)
+    score: Optional[float] = None  # how likely hallucinated, in [0, 1]; None when the judge failed
 
 
 class Coverage(BaseModel):
@@ -158,6 +159,7 @@ class AuditReport(BaseModel):
     question: Optional[str] = None
     status: AnswerStatus
     hallucinated: Optional[bool]
+    score: Optional[float] = None  # the answer's: its most likely hallucinated claim's score
     spans: list[Span] = Field(default_factory=list)
     claims: list[ClaimResult] = Field(default_factory=list)
     context_sentences: list[Sentence] = Field(default_factory=list)

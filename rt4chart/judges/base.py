@@ -38,6 +38,7 @@ class Judgement:
     nearest: list[int] = field(default_factory=list)  # closest sentences to a claim they do not support
     rationale: str = ""
     unsupported: list[Span] = field(default_factory=list)  # answer offsets of the unsupported words
+    score: Optional[float] = None  # how likely the claim is hallucinated, in [0, 1]; 0.5 is the verdict's boundary
 
 
 @dataclass
@@ -86,6 +87,10 @@ class Judge(ABC):
 
     def prompt_hashes(self) -> dict[str, str]:
         return {}
+
+    def score_calibration(self) -> tuple[float, float]:
+        """(a, b) of the Platt calibration of this judge's scores ((1, 0): none); see rt4chart.scoring."""
+        return (1.0, 0.0)
 
     def endpoint_info(self) -> dict:
         """What was discovered about the endpoint (response format, context size); recorded in manifests."""

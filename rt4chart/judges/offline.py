@@ -10,6 +10,7 @@ The unsupported words become the claim's hallucinated sub-spans.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, replace
 from typing import Iterable, Optional
 
@@ -47,6 +48,9 @@ class OfflineSettings:
     single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
     soft_counts: bool = True         # a spelled-out small count ('two fighters') the context lacks is an
     #                                   ordinary word: the context often shows two people without saying 'two'
+    score_slope: float = 4.0         # claim score = sigmoid(slope x margin); the margin is 0 on the verdict's boundary
+    answer_calibration: tuple = (0.2, -0.35)  # (a, b): score = sigmoid(a logit(raw) + b); fitted with 5-fold CV by
+    #                                           benchmarks/calibrate_scores.py; the verdicts' boundary maps to 0.413
     span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
     span_gap: int = 6                # stop words allowed between unsupported words of one span
 
@@ -64,10 +68,13 @@ class OfflineJudge(Judge):
         return antonym_index()
 
     def settings(self) -> dict:
-        return asdict(self.config)
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.config).items()}  # JSON-plain
+
+    def score_calibration(self) -> tuple[float, float]:
+        return tuple(self.config.answer_calibration)
 
     def rebuild_options(self) -> dict:
-        return asdict(self.config)
+        return self.settings()
 
     def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
         return split_claims(audit.answer, audit.answer_sentences)
@@ -92,11 +99,19 @@ class OfflineJudge(Judge):
     # -- the check of one claim against a set of sentences ---------------------------------------
 
     def _judge(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> Judgement:
+        """The verdict of one claim against some sentences, with its score: sigmoid(slope x margin), where
+        the margin is how far the claim's evidence features lie past the verdict's boundary (positive for
+        contradicted and baseless, negative for entailed), so a score of 0.5 is exactly that boundary."""
+        judgement, margin = self._verdict(claim, audit, sentence_ids)
+        judgement.score = 1.0 / (1.0 + math.exp(-self.config.score_slope * margin))
+        return judgement
+
+    def _verdict(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
         cfg, index = self.config, audit.index
         tokens = _claim_tokens(claim, audit.answer)
         content = [t for t in tokens if t.is_content]
         if not content:
-            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words")
+            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words"), -2.0
         ids = list(sentence_ids)
         ranked = index.rank((t.stem for t in content), ids, cfg.evidence_k)
         evidence = [i for i, _ in ranked]
@@ -110,7 +125,8 @@ class OfflineJudge(Judge):
         contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer)
         if contradiction is not None:
             sentence_id, reason, spans = contradiction
-            return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason, unsupported=spans)
+            return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason,
+                             unsupported=spans), 2.0
 
         acronym_ok = _acronym_supported(tokens, index)
         unsupported: list[Token] = []
@@ -132,22 +148,25 @@ class OfflineJudge(Judge):
         ratio = weight_missing / weight_total
         if not cfg.unknown_names_are_baseless:
             hard_missing = []
-        if hard_missing or (ratio >= cfg.baseless_ratio
-                                 and weight_missing >= min(cfg.min_unsupported_weight, weight_total)):
+        need = min(cfg.min_unsupported_weight, weight_total)
+        # >= 0 exactly when both parts of the baseless rule hold: enough of the claim, and enough weight
+        margin = min((ratio - cfg.baseless_ratio) / (1 - cfg.baseless_ratio), (weight_missing - need) / max(need, 1.0))
+        spans = self._spans(unsupported, tokens, claim, audit.answer) if unsupported else []
+        if hard_missing or margin >= 0:
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
-            return Judgement(Verdict.BASELESS, nearest=evidence[:1],
-                             rationale=f"the context does not mention {words}",
-                             unsupported=self._spans(unsupported, tokens, claim, audit.answer))
+            return Judgement(Verdict.BASELESS, nearest=evidence[:1], rationale=f"the context does not mention {words}",
+                             unsupported=spans), max(margin, 0.0) + (0.5 + 0.25 * min(len(hard_missing), 4)
+                                                                     if hard_missing else 0.0)
         if not evidence:
-            return Judgement(Verdict.ENTAILED, rationale="restates the question")
+            return Judgement(Verdict.ENTAILED, rationale="restates the question"), -2.0
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
                      else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
-                             unsupported=self._spans(scattered, tokens, claim, audit.answer))
-        return Judgement(Verdict.ENTAILED, supporting=evidence,
-                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence")
+                             unsupported=self._spans(scattered, tokens, claim, audit.answer)), 0.25
+        return Judgement(Verdict.ENTAILED, supporting=evidence, unsupported=spans,
+                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence"), min(margin, -1e-6)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], comparators: dict[int, str]) -> list[Token]:
