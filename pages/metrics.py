@@ -3,7 +3,8 @@ import streamlit as st
 
 from pages import state
 from pages._shared import enter_through_app, html
-from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
+from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
+                              rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
 from rt4chart.metrics import fmt, wilson_interval
 from rt4chart.render import esc
@@ -84,6 +85,14 @@ c3, c4 = st.columns(2)
 c3.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims")
 if scores is not None:
     c4.plotly_chart(confusion_figure(scores), width="stretch", key="metrics.confusion")
+    if scores.scored:
+        threshold = (res.manifest.get("settings") or {}).get("threshold")
+        p1, p2 = st.columns(2)
+        p1.plotly_chart(precision_recall_figure(scores.scored, threshold), width="stretch", key="metrics.pr")
+        p2.metric("AUROC (ranking by score)", fmt(scores.auroc))
+        p2.metric("Average precision", fmt(scores.auprc))
+        p2.caption("Sort the Batch page's results by the score column to review the likeliest hallucinations "
+                   "first; pick your own threshold on the Settings page.")
 
 st.subheader("Answers with the most issues")
 st.dataframe(top_issues(df, 10), hide_index=True, width="stretch")

@@ -20,6 +20,16 @@ if s["window_stride"] > s["window_size"]:
     notice("error", "The stride must not exceed the window size, or sentences between windows are never checked; "
                     "audits use these settings only once the stride is at most the window size.")
 
+st.subheader("Operating point")
+st.caption("Every answer gets a score (how likely it is hallucinated). By default an answer is flagged exactly "
+           "when the judge finds a contradicted or baseless claim; a threshold of your own flags more answers "
+           "(lower) or only the likeliest (higher). The Dataset metrics page shows precision and recall against "
+           "a gold column at every threshold.")
+t1, t2 = st.columns([1, 2])
+s["custom_threshold"] = t1.toggle("Use my own threshold", **state.bind("custom_threshold"))
+s["threshold"] = t2.slider("Flag an answer when its score is at least", 0.0, 1.0, step=0.01,
+                           disabled=not s["custom_threshold"], **state.bind("threshold"))
+
 st.subheader("Memo cache")
 memo = cache()
 st.write(f"Location: `{memo.path}` — {len(memo)} entries, {memo.size_bytes() / 1e6:.2f} MB")

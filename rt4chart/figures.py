@@ -108,6 +108,25 @@ def confusion_figure(s: Scores) -> go.Figure:
     return _layout(fig, "Confusion matrix")
 
 
+def precision_recall_figure(pairs: list[tuple[float, bool]], threshold: Optional[float] = None) -> go.Figure:
+    """Precision and recall against gold labels at every score threshold; the current one marked."""
+    from .metrics import precision_recall_curve
+
+    points = precision_recall_curve(pairs)
+    fig = go.Figure(go.Scatter(x=[r for _, _, r in points], y=[p for _, p, _ in points], mode="lines+markers",
+                               marker=dict(size=4), line=dict(color="#1565c0"), name="precision-recall",
+                               text=[f"threshold {t:.3f}" for t, _, _ in points],
+                               hovertemplate="recall %{x:.2f}, precision %{y:.2f}<br>%{text}<extra></extra>"))
+    if threshold is not None and points:
+        here = min(points, key=lambda p: abs(p[0] - threshold) if p[0] >= threshold else 9)
+        fig.add_trace(go.Scatter(x=[here[2]], y=[here[1]], mode="markers", marker=dict(size=12, color="#c62828"),
+                                 name=f"threshold in use ({threshold:.3f})"))
+    fig.update_xaxes(title="recall", range=[0, 1.02])
+    fig.update_yaxes(title="precision", range=[0, 1.02])
+    fig.update_layout(legend=dict(orientation="h", y=1.02, x=1, xanchor="right", yanchor="bottom"))
+    return _layout(fig, "Precision and recall at every threshold")
+
+
 def top_issues(df: pd.DataFrame, n: int = 10, context_column: Optional[str] = None) -> pd.DataFrame:
     """The answers with the most contradicted + baseless claims (answers without any are not listed)."""
     if df.empty:

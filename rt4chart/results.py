@@ -107,6 +107,6 @@ def gold_scores(rows: list[dict], gold_column: str, gold_spans_column: Optional[
             g["span_annotated"] = False
         gold.append(g)
         spans = r.get("spans") or "[]"
-        preds[r["id"]] = {"hallucinated": bool(r.get("hallucinated")),
+        preds[r["id"]] = {"hallucinated": bool(r.get("hallucinated")), "score": r.get("score"),
                           "spans": json.loads(spans) if isinstance(spans, str) else spans}
     return score(gold, preds)

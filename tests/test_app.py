@@ -395,3 +395,22 @@ def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_sid
     assert at.selectbox(key="w.compare.row").value == 0  # the flipped row, opened side by side
     body = html_of(at)
     assert body.count('data-role="answer"') == 2 and "Zaha Hadid" in body
+
+
+def test_a_threshold_of_ones_own_changes_the_flags_and_the_metrics_show_the_precision_recall_curve():
+    at = app()
+    at.switch_page("pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    default = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
+    scores = sorted(r["score"] for r in at.session_state["rt4.results"].rows)
+    at.switch_page("pages/metrics.py").run()
+    assert any(c.proto.spec and "Precision and recall at every threshold" in c.proto.spec
+               for c in at.get("plotly_chart"))
+    assert any(m.label == "AUROC (ranking by score)" for m in at.metric)
+    at.switch_page("pages/settings.py").run()
+    at.toggle(key="w.custom_threshold").set_value(True).run()
+    at.slider(key="w.threshold").set_value(0.99).run()
+    at.switch_page("pages/batch.py").run()
+    at = click(at, "Run batch audit")
+    strict = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
+    assert strict == sum(1 for s in scores if s >= 0.99) < default
