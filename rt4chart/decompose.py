@@ -25,9 +25,7 @@ _META = re.compile(
     r"|\b(?:hope (?:this|that) helps|let me know|feel free to)\b"
     r"|^\W*(?:here(?:'s| is| are)|below (?:is|are))\b[^.]*:\s*$"
     r"|\bI (?:cannot|can't|can not|am unable to|'m unable to|do not have)\b"
-    r"|\bunable to (?:answer|provide|determine|find)\b"
-    rf"|\b{_SOURCE} (?:do|does|did)(?: not|n't) (?:provide|mention|contain|specify|include|say|state|give|offer)"
-    rf"|\b(?:not|no) (?:mentioned|specified|provided|stated|given|included|available) in the {_SOURCE}",
+    r"|\bunable to (?:answer|provide|determine|find)\b",
     re.IGNORECASE,
 )
 
@@ -69,10 +67,17 @@ def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
 
 
 def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
-    """Claims of an answer: one per clause of each sentence that asserts something."""
+    """Claims of an answer: one per clause of each sentence that asserts something; a statement about the
+    context ("… is not mentioned in the passages") is one claim of its own, checked as such."""
+    from .judges.slots import about_context
+
     claims: list[Claim] = []
     for sentence in sentences:
         if is_meta(sentence.text):
+            continue
+        if about_context(sentence.text):
+            claims.append(Claim(id=len(claims), text=sentence.text, spans=[Span(start=sentence.start, end=sentence.end)],
+                                sentence_index=sentence.index, about_context=True))
             continue
         for start, end in split_clauses(answer, sentence):
             if is_meta(answer[start:end]):

@@ -61,6 +61,7 @@ class Claim(BaseModel):
     spans: list[Span]
     sentence_index: int = 0
     origin: Literal["judge", "coverage"] = "judge"  # "coverage": added for a sentence the judge left out
+    about_context: bool = False  # "… is not mentioned in the passages": true exactly when the context lacks it
 
 
 class Evidence(BaseModel):

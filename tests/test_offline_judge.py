@@ -13,9 +13,9 @@ CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 
     ("The Golden Gate Bridge opened in 1937.", Verdict.ENTAILED, None),
     ("The bridge, designed by Joseph Strauss, is 2,737 metres long.", Verdict.ENTAILED, None),
     ("The Golden Gate Bridge opened in 1947 in San Francisco.", Verdict.CONTRADICTED, "1947"),
-    ("The bridge was designed by Frank Lloyd Wright.", Verdict.BASELESS, "Frank Lloyd Wright"),
+    ("The bridge was designed by Frank Lloyd Wright.", Verdict.CONTRADICTED, "Frank Lloyd Wright"),  # by Strauss
     ("Tolls are collected from southbound drivers.", Verdict.CONTRADICTED, None),
-    ("The Golden Gate Bridge opened in 1937 in Los Angeles.", Verdict.BASELESS, "Los Angeles"),
+    ("The Golden Gate Bridge opened in 1937 in Los Angeles.", Verdict.CONTRADICTED, "Los Angeles"),  # not SF
 ])
 def test_verdicts_on_typical_hallucinations(answer, verdict, marked):
     report = audit(CONTEXT, answer)

@@ -19,6 +19,7 @@ from ..lexicon import (Token, acronym_stretches, antonym_index, capitalized_runs
                        negation_count, number_key, satisfies, tokenize)
 from ..types import Claim, Span, Verdict, Window
 from .base import AuditInput, Judge, Judgement, Usage
+from .slots import antecedent_stems
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,23 @@ class OfflineJudge(Judge):
         return judgement
 
     def _verdict(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
+        from .context_checks import citation_check, slot_upgrade  # they use this module's helpers
+
+        judgement, margin = self._lexical(claim, audit, sentence_ids)
+        ids = list(sentence_ids)
+        if len(ids) != len(audit.index) or claim.about_context:  # what follows needs the whole context
+            return judgement, margin
+        if judgement.verdict is Verdict.BASELESS:
+            return slot_upgrade(claim, audit, ids, judgement, margin)
+        if judgement.verdict is Verdict.ENTAILED:
+            return citation_check(claim, audit, judgement, margin)
+        return judgement, margin
+
+    def _lexical(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
+        if claim.about_context:
+            from .context_checks import about_context_check
+
+            return about_context_check(claim, audit, list(sentence_ids), self.config.prefix_match)
         cfg, index = self.config, audit.index
         tokens = _claim_tokens(claim, audit.answer)
         content = [t for t in tokens if t.is_content]
@@ -219,7 +237,7 @@ class OfflineJudge(Judge):
         if len(claim_clauses) > 1:
             claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
         for sentence_id in evidence:
-            stems = index.stems[sentence_id]
+            stems = index.stems[sentence_id] | antecedent_stems(index, sentence_id)  # 'She was born…' has her name
             swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
             overlap = len(claim_stems & stems) / len(claim_stems)
             if len(claim_stems & (stems | swapped)) / len(claim_stems) < self.config.contradiction_overlap:

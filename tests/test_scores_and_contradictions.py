@@ -1,0 +1,90 @@
+"""Scores to rank by, and contradictions shown with the sentence they contradict."""
+import pytest
+
+from rt4chart import audit
+from rt4chart.config import AuditConfig
+from rt4chart.metrics import auroc, average_precision
+from rt4chart.scoring import aggregate, boundary, calibrate
+
+CURIE = ("Marie Curie was a physicist and chemist who conducted pioneering research on radioactivity. "
+         "She was born in Warsaw in 1867 and moved to Paris in 1891. "
+         "Marie Curie won the Nobel Prize in Physics in 1903, shared with Pierre Curie and Henri Becquerel. "
+         "Marie Curie also won the Nobel Prize in Chemistry in 1911.")
+BRIDGE = ("The Lindqvist Harbor Bridge opened to traffic on 14 May 1998. It is 1,240 metres long and carries "
+          "four lanes. Tolls are not charged for cyclists or pedestrians.")
+
+
+def only_claim(report):
+    [claim] = report.claims
+    return claim
+
+
+@pytest.mark.parametrize("answer, sentence, flagged", [
+    ("Marie Curie was born in Warsaw in 1869.", "She was born in Warsaw in 1867", "1869"),  # a wrong date, pronoun
+    ("The 1903 Nobel Prize in Physics was shared with Pierre Curie and Albert Einstein.",
+     "shared with Pierre Curie and Henri Becquerel", "Albert Einstein"),  # a wrong co-recipient
+    ("The bridge is 1,340 metres long.", "It is 1,240 metres long", "1,340 metres"),  # a swapped number with its unit
+    ("The bridge opened to traffic on 14 May 1999.", "opened to traffic on 14 May 1998", "1999"),
+])
+def test_a_wrong_slot_is_contradicted_with_the_sentence_it_contradicts(answer, sentence, flagged):
+    context = CURIE if "Curie" in answer else BRIDGE
+    claim = only_claim(audit(context, answer))
+    assert claim.verdict.value == "contradicted", claim.rationale
+    assert any(sentence in e.text and e.relation == "contradicts" for e in claim.evidence)
+    assert [answer[s.start:s.end] for s in claim.hallucinated_spans] == [flagged]
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("The year of her death is not explicitly stated in the passages.", "entailed"),
+    ("The passages do not mention where Marie Curie died.", "entailed"),
+    ("The passages do not mention where Marie Curie was born or which year she moved to Paris.", "contradicted"),
+])
+def test_statements_about_the_context_are_true_exactly_when_the_context_does_not_say_it(answer, verdict):
+    claim = only_claim(audit(CURIE, answer))
+    assert claim.claim.about_context and claim.verdict.value == verdict, claim.rationale
+    assert not any(answer[s.start:s.end].strip() == "not" for s in claim.hallucinated_spans)
+
+
+def test_a_claim_that_cites_another_passage_than_the_one_that_says_it_is_contradicted():
+    context = ("passage 1: Tolls are not charged for cyclists.\n"
+               "passage 2: Red wine can leave stains if left overnight, so rinse glasses at once.\n"
+               "passage 3: Use a soft brush for crystal.")
+    claim = only_claim(audit(context, "Red wine can leave stains if left overnight (passage 3)."))
+    assert claim.verdict.value == "contradicted" and "passage 3 does not say this; passage 2 does" in claim.rationale
+    right = only_claim(audit(context, "Red wine can leave stains if left overnight (passage 2)."))
+    assert right.verdict.value == "entailed"
+
+
+def test_every_claim_and_answer_has_a_score_and_the_default_threshold_is_the_verdicts():
+    report = audit(BRIDGE, "The bridge opened in 1998. It is 1,340 metres long.")
+    scores = {c.claim.text: c.score for c in report.claims}
+    assert all(0 <= s <= 1 for s in scores.values())
+    assert report.score == max(report.score, *scores.values()) and report.hallucinated
+    default = report.manifest.settings["threshold"]
+    assert all((c.score >= default) == c.verdict.is_hallucination for c in report.claims)
+    faithful = audit(BRIDGE, "The bridge opened in 1998.")
+    assert faithful.score < default and not faithful.hallucinated
+
+
+def test_a_threshold_changes_the_flag_and_the_spans_but_not_the_verdicts():
+    answer = "The bridge opened in 1998. It is 1,340 metres long."
+    strict = audit(BRIDGE, answer, config=AuditConfig(threshold=0.999))
+    assert strict.hallucinated is False and strict.spans == [] and strict.status == "faithful"
+    assert [c.verdict.value for c in strict.claims] == ["entailed", "contradicted"]
+    loose = audit(BRIDGE, "The bridge opened in 1998.", config=AuditConfig(threshold=0.0))
+    assert loose.hallucinated and loose.spans
+
+
+def test_the_answer_score_keeps_the_boundary_and_grows_with_more_doubtful_claims():
+    assert aggregate([]) == 0.0 and aggregate([0.49]) < 0.5 <= aggregate([0.5])
+    assert aggregate([0.4, 0.4]) > aggregate([0.4]) and aggregate([0.4] * 50) < 0.5
+    assert aggregate([0.6, 0.6]) > aggregate([0.6])
+    assert calibrate(0.5, 0.2, -0.35) == pytest.approx(boundary((0.2, -0.35)))
+    assert calibrate(0.3, 0.2, -0.35) < calibrate(0.7, 0.2, -0.35)
+
+
+def test_auroc_and_average_precision_match_hand_computed_values():
+    pairs = [(0.9, True), (0.8, False), (0.7, True), (0.1, False)]
+    assert auroc(pairs) == pytest.approx(0.75)  # 3 of the 4 positive/negative pairs are ordered right
+    assert average_precision(pairs) == pytest.approx((1 / 1 + 2 / 3) / 2)
+    assert auroc([(0.5, True), (0.5, False)]) == 0.5 and auroc([(1, True)]) is None
