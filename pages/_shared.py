@@ -144,7 +144,8 @@ def current_judge():
 def _claim_label(report: AuditReport, claim_id: int) -> str:
     result = report.claims[claim_id]
     changed = " · changed by reflection" if len(set(result.history)) > 1 else ""
-    return f"Claim {claim_id + 1} · {result.verdict.value}{changed}"
+    score = f" · score {result.score:.2f}" if result.score is not None else ""
+    return f"Claim {claim_id + 1} · {result.verdict.value}{score}{changed}"
 
 
 def show_report(report: AuditReport, key: str) -> None:

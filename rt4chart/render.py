@@ -166,6 +166,8 @@ def banner_html(report: AuditReport) -> str:
     head = {"hallucinated": "Hallucinated", "faithful": "No hallucination found", "unverified": "Not verified",
             "empty": "Nothing to check"}[report.status]
     detail = " · ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
+    if report.score is not None:
+        detail += f" · score {report.score:.2f}"
     return (f'<div class="rt4-banner" data-status="{report.status}" style="background:{bg};color:{fg}">'
             f'{esc(head)} — {esc(detail)}</div>')
 
@@ -220,7 +222,8 @@ def _history(result) -> str:
 def claims_table_html(report: AuditReport) -> str:
     head = "<tr><th>#</th><th>Claim</th><th>Verdict</th><th>Evidence</th><th>Why</th></tr>"
     body = "".join(
-        f"<tr><td>{r.claim.id + 1}</td><td>{esc(r.claim.text)}</td><td>{badge(r.verdict.value)}{_history(r)}</td>"
+        f"<tr><td>{r.claim.id + 1}</td><td>{esc(r.claim.text)}</td><td>{badge(r.verdict.value)}{_history(r)}"
+        f"{'' if r.score is None else f'<br><small>score {r.score:.2f}</small>'}</td>"
         f"<td>{'<br>'.join(f'<i>{esc(e.relation)}</i>: {esc(e.text)}' for e in r.evidence[:3])}</td>"
         f"<td>{esc(r.rationale)}</td></tr>" for r in report.claims)
     return f'<table class="rt4-table">{head}{body}</table>'
