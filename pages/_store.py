@@ -74,6 +74,29 @@ def save_run(name: str, results: Iterable[tuple[int, RowResult]], judge: Judge, 
         return None
 
 
+def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> RunInfo:
+    """Keep one audited answer in a run: a new run named `name`, or appended to the run `run_id`."""
+    from rt4chart.io import Record
+
+    s = store()
+    if run_id:
+        run = s.get_run(run_id)
+        position = len(s.stored_positions(run.id))
+        taken = {r["row_id"] for r in s.row_index(run.id)}
+        base, n = row_id, 1
+        while row_id in taken:
+            n += 1
+            row_id = f"{base}#{n}"
+    else:
+        run = s.create_run(name, judge=report.manifest.judge, model=report.manifest.model, source="single audits",
+                           manifest=report.manifest.model_dump())
+        position = 0
+    record = Record(id=row_id, context=report.context, answer=report.answer, question=report.question,
+                    row=position + 1)
+    s.add_rows(run.id, [pack(position, RowResult(record, report=report))])
+    return s.finish_run(run.id)
+
+
 def reopen_last_run() -> None:
     """Once per browser session: with nothing loaded, reopen the run opened last (a reload loses nothing)."""
     if st.session_state.get("rt4.reopen_tried"):

@@ -2,6 +2,7 @@
 import streamlit as st
 
 from pages import state
+from pages._store import save_single_audit, store
 from pages._shared import audit_config_note, current_judge, enter_through_app, example_record, notice, show_report
 from rt4chart.io import InputError, decode_bytes
 from rt4chart.judges.llm_client import JudgeConfigError
@@ -64,3 +65,25 @@ if go.button("Audit", type="primary"):
 
 if inputs.get("report") is not None:
     show_report(inputs["report"], key="audit.view")
+    def keep() -> None:  # a callback: runs before the page is drawn, so the run list below includes it
+        target = st.session_state.get("w.audit.keep.run")
+        row = (st.session_state.get("w.audit.keep.row") or "").strip() or "audit-1"
+        try:
+            run = save_single_audit(inputs["report"], target,
+                                    (st.session_state.get("w.audit.keep.name") or "").strip() or "single audits", row)
+            st.session_state["rt4.audit.kept"] = ("success", f"Saved as row {row} of run “{run.name}” ({run.rows} rows).")
+        except InputError as exc:
+            st.session_state["rt4.audit.kept"] = ("error", str(exc))
+
+    with st.expander("Keep this audit in a run (Runs page)"):
+        runs = store().list_runs()
+        by_id = {r.id: r for r in runs}
+        target = st.selectbox("Run", [None] + list(by_id), key="w.audit.keep.run",
+                              format_func=lambda i: "(a new run)" if i is None else by_id[i].name)
+        c1, c2 = st.columns(2)
+        c1.text_input("Name of the new run", value="single audits", key="w.audit.keep.name",
+                      disabled=target is not None)
+        c2.text_input("Row id", value="audit-1", key="w.audit.keep.row")
+        st.button("Save to the run", on_click=keep)
+        if "rt4.audit.kept" in st.session_state:
+            notice(*st.session_state.pop("rt4.audit.kept"))

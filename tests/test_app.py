@@ -414,3 +414,17 @@ def test_a_threshold_of_ones_own_changes_the_flags_and_the_metrics_show_the_prec
     at = click(at, "Run batch audit")
     strict = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
     assert strict == sum(1 for s in scores if s >= 0.99) < default
+
+
+def test_a_single_audit_is_kept_in_a_new_run_and_appended_to_it():
+    from rt4chart.store import Store
+
+    at = click(click(app(), "Load an example"), "Audit")
+    at.text_input(key="w.audit.keep.row").input("harbor-4").run()
+    at = click(at, "Save to the run")
+    [run] = Store().list_runs()
+    assert run.name == "single audits" and run.rows == 1
+    at.selectbox(key="w.audit.keep.run").set_value(run.id).run()
+    at = click(at, "Save to the run")  # the same row id again: made unique, nothing overwritten
+    assert [r["row_id"] for r in Store().row_index(run.id)] == ["harbor-4", "harbor-4#2"]
+    assert Store().report(run.id, "harbor-4").status == at.session_state["rt4.audit"]["report"].status

@@ -187,3 +187,15 @@ def test_bench_refuses_to_score_a_run_that_verified_nothing(gold_file, tmp_path,
     captured = capsys.readouterr()
     assert code == 1 and "no score" in captured.err and "BA=" not in captured.out
     assert "0 verified answers of 4" in captured.out or "scored over the 0" in captured.out
+
+
+def test_batch_progress_shows_the_total_and_an_eta(tmp_path):
+    rows = "\n".join(json.dumps({"id": f"r{i}", "context": "The lake is 40 metres deep.", "answer": "It is 40 metres deep."})
+                     for i in range(30))
+    (tmp_path / "in.jsonl").write_text(rows)
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(tmp_path / "in.jsonl"), "-o",
+                             str(tmp_path / "o.jsonl"), "--no-store"], capture_output=True, text=True, timeout=120,
+                            cwd=Path(__file__).resolve().parents[1], env={**__import__("os").environ,
+                                                                          "RT4CHART_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "/30" in result.stderr and "<" in result.stderr  # tqdm: done/total and the time left
