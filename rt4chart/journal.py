@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from pathlib import Path
 from typing import Iterator
 
@@ -29,7 +30,7 @@ def run_fingerprint(input_digest: str, settings: dict) -> str:
 class Journal:
     """Finished rows of one run: position -> output line (JSON text)."""
 
-    def __init__(self, path: str | Path, fingerprint: str, commit_every: int = 256):
+    def __init__(self, path: str | Path, fingerprint: str, commit_every: int = 2048, commit_seconds: float = 1.0):
         self.path = Path(path)
         self.fingerprint = fingerprint
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -40,7 +41,8 @@ class Journal:
                            "line TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (run, position))")
         self._conn.commit()
         self._pending: list[tuple] = []
-        self._commit_every = commit_every
+        self._commit_every, self._commit_seconds = commit_every, commit_seconds
+        self._last_commit = time.monotonic()
 
     def done_positions(self) -> set[int]:
         self.flush()
@@ -48,10 +50,10 @@ class Journal:
         return {row[0] for row in cur}
 
     def record(self, position: int, line: str, status: str) -> None:
-        """Keep one finished row; rows are committed in batches (a row written twice keeps one copy). A
-        kill loses at most the rows of the batch not yet committed, which a resumed run redoes."""
+        """Keep one finished row; rows are committed in batches, at least every `commit_seconds` (a row written
+        twice keeps one copy). A kill loses at most the rows of the last second, which a resumed run redoes."""
         self._pending.append((self.fingerprint, position, line, status))
-        if len(self._pending) >= self._commit_every:
+        if len(self._pending) >= self._commit_every or time.monotonic() - self._last_commit >= self._commit_seconds:
             self.flush()
 
     def flush(self) -> None:
@@ -60,6 +62,7 @@ class Journal:
                                    "VALUES (?, ?, ?, ?)", self._pending)
             self._conn.commit()
             self._pending = []
+        self._last_commit = time.monotonic()
 
     def count_status(self, status: str) -> int:
         """Finished rows of this run with this status ('error', 'unverified', ...)."""
