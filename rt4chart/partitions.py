@@ -20,7 +20,7 @@ from typing import Iterator, Optional
 from .columns import EXACT, name_words
 from .errors import InputError
 from .io import Record, UniqueIds, make_record, raw_id, resolve_roles
-from .tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head
+from .tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head, json_object, undecodable
 
 
 @dataclass(frozen=True)
@@ -96,16 +96,10 @@ def plan_jsonl(path: str, mapping: Optional[dict], workers: int, size: Optional[
             try:
                 text = line.decode("utf-8")
             except UnicodeDecodeError:
-                raise InputError(f"{path}: line {number}: not valid UTF-8; convert the file to UTF-8") from None
-            if not text.strip():
+                raise undecodable(lambda: open(path, "rb"), path, number) from None
+            obj = json_object(text, path, number)  # the same checks and messages as the local reader
+            if obj is None:
                 continue
-            try:
-                obj = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}: line {number}: not valid JSON ({exc.msg}); each line must be one JSON "
-                                 "object") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{path}: line {number}: expected a JSON object, got {type(obj).__name__}")
             starts.append(begin)
             first_row = first_row if first_row is not None else obj
             columns.update(dict.fromkeys(obj))

@@ -105,7 +105,7 @@ def _text(raw: BinaryIO) -> io.TextIOWrapper:
     return io.TextIOWrapper(raw, encoding="utf-8-sig", errors="strict", newline="")
 
 
-def _undecodable(opener: Callable[[], BinaryIO], source: str, line: int) -> InputError:
+def undecodable(opener: Callable[[], BinaryIO], source: str, line: int) -> InputError:
     with opener() as raw:
         data = raw.read(2_000_000)
     return InputError(f"{source}: line {line}: not valid UTF-8.{_encoding_hint(data, source)}")
@@ -159,7 +159,7 @@ def _validate_csv(opener: Callable[[], BinaryIO], source: str, delimiter: str) -
                     else f"malformed quoting ({exc}): after a closing quote comes a delimiter or the line end")
             raise InputError(f"{source}: line {start}: {what}; nothing was read") from None
         except UnicodeDecodeError:
-            raise _undecodable(opener, source, last_line + 1) from None
+            raise undecodable(opener, source, last_line + 1) from None
     if header is None:
         raise InputError(f"{source}: the file is empty (no header row)")
     return header, count
@@ -181,7 +181,8 @@ def _pandas_rows(opener: Callable[[], BinaryIO], delimiter: str, header: list[st
                 yield dict(zip(header, values))
 
 
-def _json_object(line: str, source: str, n: int) -> Optional[dict]:
+def json_object(line: str, source: str, n: int) -> Optional[dict]:
+    """The JSON object on line `n`, None for a blank line; anything else is refused with its line."""
     if not line.strip():
         return None
     try:
@@ -203,14 +204,14 @@ def _jsonl_lines(opener: Callable[[], BinaryIO], source: str) -> Iterator[tuple[
             for n, line in enumerate(handle, 1):
                 yield n, line
         except UnicodeDecodeError:
-            raise _undecodable(opener, source, n + 1) from None
+            raise undecodable(opener, source, n + 1) from None
 
 
 def _validate_jsonl(opener: Callable[[], BinaryIO], source: str) -> tuple[list[str], int]:
     columns: dict[str, None] = {}
     count = 0
     for n, line in _jsonl_lines(opener, source):
-        obj = _json_object(line, source, n)
+        obj = json_object(line, source, n)
         if obj is not None:
             count += 1
             columns.update(dict.fromkeys(obj))
@@ -219,7 +220,7 @@ def _validate_jsonl(opener: Callable[[], BinaryIO], source: str) -> tuple[list[s
 
 def _jsonl_rows(opener: Callable[[], BinaryIO], source: str) -> Iterator[dict]:
     for n, line in _jsonl_lines(opener, source):
-        obj = _json_object(line, source, n)
+        obj = json_object(line, source, n)
         if obj is not None:
             yield obj
 
