@@ -49,7 +49,7 @@ def load(name: str, data: bytes) -> None:
 st.title("Batch audit")
 st.caption("Upload a CSV, TSV or JSONL file of RAG logs: context, answer, and optionally question, id, gold label, "
            "model/task columns. Rows are read exactly: a malformed file is refused with its line.")
-c1, c2 = st.columns([4, 1])
+c1, c2 = st.columns([5, 2])
 upload = c1.file_uploader("CSV, TSV or JSONL file", type=["csv", "tsv", "txt", "jsonl", "json", "ndjson"],
                           key="w.upload")
 c2.selectbox("CSV delimiter", list(DELIMITERS), **state.bind("delimiter"),
