@@ -20,9 +20,11 @@ if not runs:
     st.info("No runs yet: run a batch audit (Batch audit page, or `rt4chart batch FILE -o OUT`).")
     st.stop()
 
-table = pd.DataFrame([{**{k: r.as_dict()[k] for k in ("name", "created", "judge", "model", "rows", "hallucinated",
-                                                     "unverified", "failed", "status")},
-                       "rate": r.as_dict()["rate"], "tags": ", ".join(r.tags)} for r in runs])
+table = pd.DataFrame([{"name": r.name, "rate": r.as_dict()["rate"], "rows": r.rows, "hallucinated": r.hallucinated,
+                       "unverified": r.unverified, "failed": r.failed, "judge": r.judge + (f" / {r.model}" if r.model
+                                                                                          else ""),
+                       "created": r.created.replace("T", " ")[:16], "tags": ", ".join(r.tags), "status": r.status}
+                      for r in runs])
 st.dataframe(table, hide_index=True, width="stretch",
              column_config={"rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
 
