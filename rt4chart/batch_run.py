@@ -68,21 +68,10 @@ def run_settings(judge: Judge, config: AuditConfig) -> dict:
 ENGINES = ("local", "dask")
 
 
-def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, engine: str, workers: int,
-           cache: Optional[MemoCache], dask_address: Optional[str], partition_rows: int, keep: bool = False
-           ) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
-    """(position, output line, status, stored row or None) per row, in input order, for rows the driver
-    read; with `keep`, each row is also packed for the run store."""
-    if engine == "dask":
-        from .dask_engine import _chunks, api_key_of, dask_lines
-
-        secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
-        for position, line, status, _ in dask_lines(_chunks(rows, partition_rows), judge, config, secrets,
-                                                   dask_address, workers):
-            yield position, line, status, None  # rows the driver read are stored by the driver
-        return
-    if engine != "local":
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
+           cache: Optional[MemoCache], keep: bool = False) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
+    """(position, output line, status, stored row or None) per row, in input order, from the local engine;
+    with `keep`, each row is also packed for the run store."""
     if workers > 1 and not judge.makes_calls:  # a computing judge: processes, not threads under the GIL
         from .local_pool import process_lines
 
@@ -159,6 +148,8 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
     config = config or AuditConfig()
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     started = time.perf_counter()
     planned = engine == "dask" and plannable(input_path)
     plan = plan_input(input_path, mapping, workers, partition_rows) if planned else None
@@ -194,19 +185,21 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 if position not in done:
                     yield position, record
 
-        if planned:  # workers read their partitions; a partition is redone unless all its rows are done
-            from .dask_engine import api_key_of, dask_lines
+        if engine == "dask":  # the workers audit, and write the run store themselves
+            from .dask_engine import _chunks, api_key_of, dask_lines
 
-            summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
             secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
             if writer is not None:
                 secrets["store_url"] = store.url
-            parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
-            results = dask_lines(parts, judge, config, secrets, dask_address, workers, plan.roles,
-                                 writer.run.id if writer is not None else None)
+            if planned:  # workers read their partitions; a partition is redone unless all its rows are done
+                summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
+                parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
+            else:  # CSV/TSV: the driver reads the rows and ships them
+                parts = _chunks(todo(), partition_rows or 200)
+            results = dask_lines(parts, judge, config, secrets, dask_address, workers,
+                                 plan.roles if planned else None, writer.run.id if writer is not None else None)
         else:
-            results = _lines(todo(), judge, config, engine, workers, cache, dask_address, partition_rows or 200,
-                             keep=writer is not None)
+            results = _lines(todo(), judge, config, workers, cache, keep=writer is not None)
         if stream:
             out: TextIO = sys.stdout
         else:

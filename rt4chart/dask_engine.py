@@ -3,8 +3,8 @@
 The driver stays cheap per row: for JSONL and Parquet it only plans partitions (see `partitions.py`);
 each worker reads its own partition, rebuilds the judge from its options, audits the rows, writes them
 to the run store itself when one is used, and sends back one compact result per partition (the output
-lines as one blob and a status letter per row). The driver orders partitions, journals each one in a
-single transaction and writes the output. CSV/TSV rows are read by the driver and shipped as records.
+lines as one blob and a status letter per row). The driver orders the results, journals them (a commit at
+least once a second) and writes the output. CSV/TSV rows are read by the driver and shipped as records.
 At most `2 x workers` partitions are in flight. A worker that dies loses nothing: the scheduler
 recomputes its partitions elsewhere, and partitions already journaled are never redone.
 

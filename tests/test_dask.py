@@ -206,3 +206,18 @@ def test_local_workers_are_processes_for_the_offline_judge_and_change_nothing(tm
     run_batch(str(source), str(one), make_judge("offline"))
     run_batch(str(source), str(two), make_judge("offline"), workers=2)
     assert two.read_bytes() == one.read_bytes()
+
+
+def test_a_csv_batch_on_dask_is_stored_whole_in_the_run_store(cluster, tmp_path):
+    """CSV rows are read by the driver and shipped; the workers must still store every one of them."""
+    from rt4chart.store import Store
+
+    address, _ = cluster
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    sample = ROOT / "sample_data" / "rag_audit_sample.csv"
+    summary = run_batch(str(sample), str(tmp_path / "out.jsonl"), make_judge("offline"), engine="dask",
+                        dask_address=address, store=store, run_name="csv-dask", partition_rows=7)
+    run = store.get_run(summary.run_id)
+    assert run.rows == summary.rows == 20 and len(store.stored_positions(run.id)) == 20
+    assert [r["id"] for r in store.results(run.id)] == [json.loads(x)["id"] for x in
+                                                        (tmp_path / "out.jsonl").read_text().splitlines()]
