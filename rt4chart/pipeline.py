@@ -29,12 +29,13 @@ def or_join(verdicts: list[Verdict]) -> Verdict:
     return Verdict.BASELESS
 
 
-def and_join(verdicts: list[Verdict], flagged: Optional[list[bool]] = None) -> tuple[str, Optional[bool]]:
-    """Answer-level status: any flagged claim (by default: any contradicted/baseless claim) makes the answer
-    hallucinated; otherwise a failed claim makes it unverified, never faithful."""
+def and_join(verdicts: list[Verdict], flagged: Optional[bool] = None) -> tuple[str, Optional[bool]]:
+    """Answer-level status: the answer is hallucinated when its score reaches the threshold (`flagged`), or,
+    without a score, when any claim is contradicted/baseless; otherwise a failed claim makes it unverified,
+    never faithful."""
     if not verdicts:
         return "empty", False
-    if any(flagged if flagged is not None else (v.is_hallucination for v in verdicts)):
+    if flagged if flagged is not None else any(v.is_hallucination for v in verdicts):
         return "hallucinated", True
     if Verdict.UNVERIFIED in verdicts:
         return "unverified", None
@@ -46,7 +47,7 @@ def claim_score(verdict: Verdict, judged: Optional[float]) -> Optional[float]:
     if verdict is Verdict.UNVERIFIED:
         return None
     if judged is not None:
-        return round(judged, 4)
+        return judged  # exact: rounding could carry a claim just below the boundary onto it
     return {Verdict.CONTRADICTED: 0.95, Verdict.BASELESS: 0.85, Verdict.ENTAILED: 0.1}[verdict]
 
 
@@ -186,8 +187,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     if score is not None and score >= threshold and not any(r.hallucinated_spans for r in results):
         top = max((r for r in results if r.score is not None), key=lambda r: r.score)  # the answer is flagged by
         top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
-    status, hallucinated = and_join([r.verdict for r in results], [score is not None and score >= threshold]
-                                    if results else None)
+    status, hallucinated = and_join([r.verdict for r in results], score is not None and score >= threshold)
     score = round(score, 6) if score is not None else None
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),

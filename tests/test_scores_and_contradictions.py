@@ -88,3 +88,13 @@ def test_auroc_and_average_precision_match_hand_computed_values():
     assert auroc(pairs) == pytest.approx(0.75)  # 3 of the 4 positive/negative pairs are ordered right
     assert average_precision(pairs) == pytest.approx((1 / 1 + 2 / 3) / 2)
     assert auroc([(0.5, True), (0.5, False)]) == 0.5 and auroc([(1, True)]) is None
+
+
+def test_a_claim_just_below_the_boundary_is_not_flagged_by_rounding():
+    import math
+
+    from rt4chart.pipeline import claim_score
+    from rt4chart.types import Verdict
+
+    raw = claim_score(Verdict.ENTAILED, 1 / (1 + math.exp(4e-6)))  # an entailed margin of -1e-6
+    assert calibrate(raw, 0.2, -0.35) < boundary((0.2, -0.35))
