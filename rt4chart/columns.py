@@ -54,6 +54,11 @@ def _profile(rows: Sequence[dict], column: str) -> tuple[float, float, float]:
     return mean, questions, len(texts) / len(rows)
 
 
+def could_be_id(column: str) -> bool:
+    """Whether the id detection could pick this column (its name is an id name, or ends in an id word)."""
+    return _name_score("id", column) > 0
+
+
 def _name_score(role: str, column: str) -> int:
     lowered = str(column).strip().lower()
     if lowered in EXACT[role]:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Optional
 
-from .columns import EXACT, name_words
+from .columns import could_be_id
 from .errors import InputError
 from .io import Record, UniqueIds, make_record, raw_id, resolve_roles
 from .tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head, json_object, undecodable
@@ -53,10 +53,7 @@ def partition_size(count: int, workers: int) -> int:
     return max(25, min(2_000, -(-count // max(1, 8 * workers))))
 
 
-@lru_cache(maxsize=4096)
-def _id_like(column: str) -> bool:
-    return str(column).strip().lower() in EXACT["id"] or bool(
-        name_words(column) and name_words(column)[-1] in ("id", "uid", "uuid", "key", "idx"))
+_id_like = lru_cache(maxsize=4096)(could_be_id)  # asked once per key of every line
 
 
 def _id_candidate(column: str, mapping: Optional[dict]) -> bool:
