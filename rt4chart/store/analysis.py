@@ -154,9 +154,19 @@ def cohen_kappa(pairs: list[tuple[bool, bool]]) -> Optional[float]:
     return 1.0 if expected == 1 else (observed - expected) / (1 - expected)
 
 
+def claim_reviews_by_row(reviews: dict) -> dict[str, dict[int, object]]:
+    """Row id -> claim index -> its latest review (grouped once, not searched per row)."""
+    grouped: dict[str, dict[int, object]] = {}
+    for (row, claim), review in reviews.items():
+        if claim is not None:
+            grouped.setdefault(row, {})[claim] = review
+    return grouped
+
+
 def agreement(reports: dict[str, AuditReport], reviews: dict) -> Agreement:
     """The judge against the analysts on the reviewed rows (`reviews`: (row id, claim) -> latest review)."""
     labels = {row: r.label for (row, claim), r in reviews.items() if claim is None and r.label}
+    by_row = claim_reviews_by_row(reviews)
     result = Agreement(rows_reviewed=len(labels))
     pairs, overlap, predicted, gold = [], 0, 0, 0
     confusion = {"judge hallucinated / analyst hallucinated": 0, "judge hallucinated / analyst faithful": 0,
@@ -168,8 +178,7 @@ def agreement(reports: dict[str, AuditReport], reviews: dict) -> Agreement:
         human = label == "hallucinated"
         pairs.append((bool(report.hallucinated), human))
         confusion[f"judge {'hallucinated' if report.hallucinated else 'faithful'} / analyst {label}"] += 1
-        claim_reviews = {claim: r for (rid, claim), r in reviews.items() if rid == row and claim is not None}
-        truth = reviewed_spans(report, claim_reviews) if human else []
+        truth = reviewed_spans(report, by_row.get(row, {})) if human else []
         n = len(report.answer)
         judged, held = char_set([s.model_dump() for s in report.spans], n), char_set([s.model_dump() for s in truth], n)
         overlap, predicted, gold = overlap + len(judged & held), predicted + len(judged), gold + len(held)
@@ -195,14 +204,14 @@ def label_records(records: list[dict], reports: dict[str, AuditReport], reviews:
     """Benchmark records (the format of ../shared/benchmarks) with the analysts' labels where they exist,
     else the judge's; rows without any known label (unverified, failed) are left out and counted."""
     out, skipped = [], 0
+    by_row = claim_reviews_by_row(reviews)
     for record in records:
         row = record["id"]
         review = reviews.get((row, None))
         report = reports.get(row)
         if review is not None and review.label:
-            claims = {c: r for (rid, c), r in reviews.items() if rid == row and c is not None}
             hallucinated = review.label == "hallucinated"
-            spans = reviewed_spans(report, claims) if (report is not None and hallucinated) else []
+            spans = reviewed_spans(report, by_row.get(row, {})) if (report is not None and hallucinated) else []
             source = "review"
         elif not reviewed_only and report is not None and report.hallucinated is not None:
             hallucinated, spans, source = bool(report.hallucinated), list(report.spans), "judge"

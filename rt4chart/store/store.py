@@ -92,6 +92,15 @@ def _iso(value) -> str:
     return value.isoformat(timespec="seconds")
 
 
+def _info(row) -> RunInfo:
+    """A `runs` table row as a RunInfo."""
+    return RunInfo(id=row["id"], name=row["name"], created=_iso(row["created"]), judge=row["judge"],
+                   model=row["model"], rows=row["rows"], hallucinated=row["hallucinated"],
+                   unverified=row["unverified"], failed=row["failed"], status=row["status"],
+                   source=row["source"], tags=json.loads(row["tags"]), manifest=json.loads(row["manifest"]),
+                   mapping=json.loads(row["mapping"]), elapsed_s=row["elapsed_s"], fingerprint=row["fingerprint"])
+
+
 class Store:
     """One database of runs. Thread-safe (a connection pool); every write is one short transaction."""
 
@@ -172,8 +181,8 @@ class Store:
 
     def list_runs(self) -> list[RunInfo]:
         with self.engine.connect() as conn:
-            ids = conn.execute(select(runs.c.id).order_by(runs.c.created.desc(), runs.c.name)).scalars().all()
-        return [self.get_run(i) for i in ids]
+            rows = conn.execute(select(runs).order_by(runs.c.created.desc(), runs.c.name)).mappings().all()
+        return [_info(row) for row in rows]
 
     def get_run(self, ref: str) -> RunInfo:
         """A run by its id, its name, or the first characters of its id (at least 6, and unambiguous)."""
@@ -189,12 +198,7 @@ class Store:
             if row is None:
                 raise InputError(f"no run {ref!r} in the run store {safe_url(self.url)}; "
                                  "`rt4chart runs list` shows the runs")
-        return RunInfo(id=row["id"], name=row["name"], created=_iso(row["created"]), judge=row["judge"],
-                       model=row["model"], rows=row["rows"], hallucinated=row["hallucinated"],
-                       unverified=row["unverified"], failed=row["failed"], status=row["status"],
-                       source=row["source"], tags=json.loads(row["tags"]), manifest=json.loads(row["manifest"]),
-                       mapping=json.loads(row["mapping"]), elapsed_s=row["elapsed_s"],
-                       fingerprint=row["fingerprint"])
+        return _info(row)
 
     def rename(self, ref: str, name: str) -> RunInfo:
         run = self.get_run(ref)
