@@ -100,7 +100,8 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
                 _saved(f"{prefix}.note")
                 saved += 1
             notice("success", f"Saved {saved} change{'s' if saved != 1 else ''} as {reviewer}.")
-        reviewed = {row for (row, claim), r in s.reviews(run_id).items() if claim is None and r.label}
+            latest = s.reviews(run_id)  # what the queue below must count now
+        reviewed = {row for (row, claim), r in latest.items() if claim is None and r.label}
         queue = [r for r in review_queue(rows, reviewed) if r != row_id]
         if next_.button(f"Next in the review queue ({len(queue)} left)", disabled=not queue, key=f"{prefix}.next"):
             state.set_drill(queue[0])
