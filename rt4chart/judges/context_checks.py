@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ..types import Claim, Span, Verdict
 from .base import AuditInput, Judgement
-from .offline import _claim_tokens, _Pool, _with_unit  # noqa: F401 - shared helpers of the offline judge
+from .offline import _claim_tokens, _Pool, _with_unit  # the offline judge's own helpers
 from .slots import META_WORDS, antecedent_stems, cited_passages, passage_numbers, slot_contradiction, weighted_cover
 
 
@@ -20,7 +20,7 @@ def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Jud
     content = [t for t in tokens if t.is_content]
     marked = [(s.start, s.end) for s in judgement.unsupported]
     slot = [t for t in content if any(a <= t.start < b for a, b in marked)
-            and t.stem not in index.vocabulary | {s for s in index.all_numbers}][:3]
+            and t.stem not in index.vocabulary and t.stem not in index.all_numbers][:3]
     if not slot:
         return judgement, margin
     rest = [t.stem for t in content if all(t is not s for s in slot)]
@@ -31,6 +31,7 @@ def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Jud
     span = _with_unit(mine, tokens) if mine.number is not None else _name_or_word(mine, tokens)
     return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], unsupported=[span],
                      rationale=f"the context says '{theirs.text}' where the claim says '{mine.text}'"), max(margin, 0) + 1.5
+
 
 def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
                     margin: float) -> tuple[Judgement, float]:
@@ -54,6 +55,7 @@ def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
             f"passage {', '.join(map(str, sorted(cited)))} does not say this")
     return Judgement(Verdict.CONTRADICTED, contradicting=judgement.supporting[:1], unsupported=list(claim.spans),
                      rationale=f"{said}; passage {where} does"), 1.0
+
 
 def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix: int = 5) -> tuple[Judgement, float]:
     """'X is not mentioned in the passages' is true exactly when the context does not say X."""
