@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from .metrics import Scores, wilson_interval
 from .render import STYLE, esc
-from .views import group_rates
+from .views import count_hallucinated, group_rates
 
 VERDICTS = ("contradicted", "baseless", "unverified", "entailed")
 
@@ -20,11 +20,6 @@ def frame(rows: list[dict]) -> pd.DataFrame:
     return df[df["status"] != "error"]
 
 
-def _hallucinated(flags: pd.Series) -> int:
-    """Answers flagged hallucinated; `None` (unverified) must not count."""
-    return int((flags == True).sum())  # noqa: E712 - an elementwise comparison, not a truth test
-
-
 def _layout(fig: go.Figure, title: str) -> go.Figure:
     fig.update_layout(title=title, margin=dict(l=40, r=20, t=50, b=40), height=340, template="plotly_white")
     return fig
@@ -33,7 +28,7 @@ def _layout(fig: go.Figure, title: str) -> go.Figure:
 def rate_figure(df: pd.DataFrame) -> go.Figure:
     """Share of hallucinated answers with its 95% Wilson interval."""
     n = len(df)
-    k = _hallucinated(df["hallucinated"]) if n else 0
+    k = count_hallucinated(df["hallucinated"]) if n else 0
     low, high = wilson_interval(k, n)
     rate = k / n if n else 0.0
     fig = go.Figure(go.Bar(x=[f"hallucinated answers ({k}/{n})"], y=[rate], marker_color=STYLE["contradicted"]["fg"],
@@ -146,7 +141,7 @@ def top_contexts(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
     grouped = (df.assign(issues=df["contradicted"] + df["baseless"])
                  .groupby("context_id", as_index=False)
                  .agg(context=("context_preview", "first"), answers=("id", "count"), issues=("issues", "sum"),
-                      hallucinated_answers=("hallucinated", _hallucinated)))
+                      hallucinated_answers=("hallucinated", count_hallucinated)))
     grouped = grouped[grouped["issues"] > 0]
     columns = ["issues", "hallucinated_answers", "answers", "context_id", "context"]  # counts first: always visible
     return grouped.sort_values(["issues", "context_id"], ascending=[False, True]).head(n)[columns]

@@ -3,7 +3,7 @@ rates, and the rows a download exports (exactly the rows shown). Pure pandas, no
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Optional
 
 import pandas as pd
 
@@ -77,8 +77,9 @@ def export_rows(view: pd.DataFrame, texts: Optional[dict[str, dict]] = None) -> 
     return rows
 
 
-def _hallucinated(flags: Iterable) -> int:
-    return sum(1 for v in flags if v is True or (isinstance(v, (bool,)) and v))
+def count_hallucinated(flags: pd.Series) -> int:
+    """Answers flagged hallucinated; `None` (unverified) must not count."""
+    return int((flags == True).sum())  # noqa: E712 - an elementwise comparison, not a truth test
 
 
 def group_rates(df: pd.DataFrame, group: str, gold_column: Optional[str] = None) -> pd.DataFrame:
@@ -88,7 +89,7 @@ def group_rates(df: pd.DataFrame, group: str, gold_column: Optional[str] = None)
     out = []
     for value, part in df.groupby(df[group].astype(str), sort=True):
         decided = part[part["hallucinated"].map(lambda v: isinstance(v, bool) or v in (0, 1))]
-        k, n = _hallucinated(decided["hallucinated"].map(bool)), len(decided)
+        k, n = count_hallucinated(decided["hallucinated"]), len(decided)
         low, high = wilson_interval(k, n)
         row = {group: value, "answers": len(part), "unverified": len(part) - n,
                "predicted_rate": k / n if n else None, "predicted_low": low, "predicted_high": high}
