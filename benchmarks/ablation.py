@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rt4chart.bench import load_gold, run_bench  # noqa: E402
-from rt4chart.judges.offline import OfflineJudge, OfflineSettings  # noqa: E402
+from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings  # noqa: E402
 
 VARIANTS = [
     ("**default**", {}),

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rt4chart.bench import load_gold, run_bench  # noqa: E402
-from rt4chart.judges.offline import OfflineJudge, OfflineSettings  # noqa: E402
+from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings  # noqa: E402
 
 FILES = ("ragtruth", "faithbench", "halueval_qa")
 SHORT = {"ragtruth": "RT", "faithbench": "FB", "halueval_qa": "HE"}

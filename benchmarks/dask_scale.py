@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT.parent / "shared" / "benchmarks" / "ragtruth_dev.jsonl"
 DRIVER = """
 import resource, sys
-from rt4chart.cli import main
+from rt4chart.cli.main import main
 code = main(sys.argv[1:])
 r = resource.getrusage(resource.RUSAGE_SELF)
 print(f"DRIVER_CPU {r.ru_utime + r.ru_stime}", file=sys.stderr)

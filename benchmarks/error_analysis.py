@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rt4chart import audit  # noqa: E402
 from rt4chart.bench import load_gold  # noqa: E402
-from rt4chart.lexicon import tokenize  # noqa: E402
+from rt4chart.text.lexicon import tokenize  # noqa: E402
 
 
 def fired(report) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from rt4chart.batch_run import run_batch  # noqa: E402
+from rt4chart.batch.run import run_batch  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 from tests.fault_server import FaultServer  # noqa: E402
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from rt4chart.batch import run_records  # noqa: E402
-from rt4chart.io import read_records  # noqa: E402
+from rt4chart.batch.rows import run_records  # noqa: E402
+from rt4chart.data.records import read_records  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
-from rt4chart.results import result_row  # noqa: E402
+from rt4chart.reporting.rows import result_row  # noqa: E402
 
 SAMPLE = ROOT / "sample_data" / "rag_audit_sample.csv"
 

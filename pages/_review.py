@@ -8,7 +8,7 @@ import streamlit as st
 from pages import state
 from pages._shared import notice
 from pages._store import store
-from rt4chart.types import AuditReport
+from rt4chart.core.types import AuditReport
 
 CLAIM_CHOICES = ("not reviewed", "judge is right", "judge is wrong")
 VERDICTS = (None, "entailed", "contradicted", "baseless")

@@ -9,9 +9,9 @@ from typing import Iterable, Optional
 import streamlit as st
 
 from pages import state
-from rt4chart.batch import RowResult
-from rt4chart.columns import detect_gold_column, detect_group_columns, detect_spans_column
-from rt4chart.config import AuditConfig
+from rt4chart.core.rows import RowResult
+from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
+from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Judge
 from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack, run_manifest
 from rt4chart.store.lazy import StoredReports
@@ -76,7 +76,7 @@ def save_run(name: str, results: Iterable[tuple[int, RowResult]], judge: Judge, 
 
 def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> RunInfo:
     """Keep one audited answer in a run: a new run named `name`, or appended to the run `run_id`."""
-    from rt4chart.io import Record
+    from rt4chart.core.rows import Record
 
     s = store()
     if run_id:

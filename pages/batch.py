@@ -9,15 +9,15 @@ from pages._review import review_panel
 from pages._store import save_run
 from pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, enter_through_app, html, notice,
                            read_upload, sample_bytes, show_report, text)
-from rt4chart.batch import run_records
-from rt4chart.batch_report import batch_report_html
-from rt4chart.figures import status_figure
-from rt4chart.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
-from rt4chart.io import InputError, records_from_rows
-from rt4chart.judges.llm_client import JudgeConfigError
-from rt4chart.render import esc
-from rt4chart.results import result_row, to_csv, to_jsonl
-from rt4chart.views import DISAGREEMENTS, Filters, apply_filters, export_rows
+from rt4chart.batch.rows import run_records
+from rt4chart.reporting.batch_report import batch_report_html
+from rt4chart.reporting.figures import status_figure
+from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
+from rt4chart.data.records import InputError, records_from_rows
+from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.reporting.html import esc
+from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
+from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 DELIMITERS = {"by extension": None, ", (comma)": ",", "; (semicolon)": ";", "tab": "\t", "| (pipe)": "|"}

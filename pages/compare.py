@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages._shared import enter_through_app, show_report, text
 from pages._store import store
-from rt4chart.cli_runs import comparison
+from rt4chart.runs import comparison
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 

@@ -3,13 +3,13 @@ import streamlit as st
 
 from pages import state
 from pages._shared import enter_through_app, html
-from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
+from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
                               rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
-from rt4chart.metrics import fmt, wilson_interval
-from rt4chart.render import esc
-from rt4chart.results import gold_scores, reflection_effect
-from rt4chart.views import agreement
+from rt4chart.evaluation.metrics import fmt, wilson_interval
+from rt4chart.reporting.html import esc
+from rt4chart.reporting.rows import gold_scores, reflection_effect
+from rt4chart.reporting.views import agreement
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
@@ -63,7 +63,7 @@ else:
 
 if res.run_id:
     from pages._store import store
-    from rt4chart.cli_runs import agreement_of
+    from rt4chart.runs import agreement_of
 
     agree = agreement_of(store(), store().get_run(res.run_id))
     st.markdown("**Judge vs analysts** — how far to trust the judge on this data (reviews on the Batch page)")

@@ -6,7 +6,7 @@ import streamlit as st
 from pages import state
 from pages._shared import enter_through_app, notice
 from pages._store import open_run, store
-from rt4chart.errors import InputError
+from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation

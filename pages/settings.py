@@ -3,7 +3,7 @@ import streamlit as st
 
 from pages import state
 from pages._shared import cache, enter_through_app, notice
-from rt4chart import __version__
+from rt4chart.core.version import __version__
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 

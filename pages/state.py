@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 import streamlit as st
 
-from rt4chart.config import AuditConfig
+from rt4chart.core.config import AuditConfig
 
 SETTINGS = "rt4.settings"
 DATASET = "rt4.dataset"

@@ -1,13 +1,12 @@
 """rt4chart: audit RAG answers for hallucinations by tracing every claim back to the context."""
-__version__ = "0.1.0"
-
-from .types import AuditReport, Claim, ClaimResult, Evidence, Span, Verdict  # noqa: E402
+from rt4chart.core.types import AuditReport, Claim, ClaimResult, Evidence, Span, Verdict
+from rt4chart.core.version import __version__
 
 __all__ = ["__version__", "audit", "AuditReport", "Claim", "ClaimResult", "Evidence", "Span", "Verdict"]
 
 
 def audit(*args, **kwargs) -> AuditReport:
-    """Audit one answer; see `rt4chart.pipeline.audit`."""
-    from .pipeline import audit as _audit
+    """Audit one answer; see `rt4chart.audit.pipeline.audit`."""
+    from rt4chart.audit.pipeline import audit as _audit
 
     return _audit(*args, **kwargs)

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from rt4chart.cli.main import main
 
 sys.exit(main())

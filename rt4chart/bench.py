@@ -7,13 +7,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from .config import AuditConfig
-from .batch import run_records
-from .batch_run import output_line
-from .errors import InputError
-from .io import iter_rows, records_from_rows
-from .judges.base import Judge
-from .metrics import Scores, as_bool, fmt, score
+from rt4chart.core.config import AuditConfig
+from rt4chart.batch.rows import run_records
+from rt4chart.data.predictions import output_line
+from rt4chart.core.errors import InputError
+from rt4chart.data.records import iter_rows, records_from_rows
+from rt4chart.judges.base import Judge
+from rt4chart.evaluation.metrics import Scores, as_bool, fmt, score
 
 
 @dataclass

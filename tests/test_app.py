@@ -191,7 +191,7 @@ def test_disagreements_with_gold_open_those_rows_in_the_batch_drill_down():
     at.switch_page("pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     at.switch_page("pages/metrics.py").run()
-    from rt4chart.views import agreement
+    from rt4chart.reporting.views import agreement
 
     results = at.session_state["rt4.results"]
     import pandas as pd
@@ -314,7 +314,7 @@ def test_an_interrupted_audit_says_it_was_cancelled_and_keeps_nothing():
 
 
 def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_running(tmp_path, capsys):
-    from rt4chart.cli import main
+    from rt4chart.cli.main import main
 
     at = app()
     at.switch_page("pages/batch.py").run()
@@ -375,7 +375,7 @@ def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_ed
 def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_side(tmp_path):
     import pandas as pd
 
-    from rt4chart.cli import main
+    from rt4chart.cli.main import main
 
     sample = pd.read_csv(ROOT / "sample_data" / "rag_audit_sample.csv", dtype=str, keep_default_na=False)
     v2 = sample.copy()

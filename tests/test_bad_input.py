@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from rt4chart import audit
-from rt4chart.io import InputError, read_records
-from rt4chart.types import AuditReport
+from rt4chart.data.records import InputError, read_records
+from rt4chart.core.types import AuditReport
 
 ROOT = Path(__file__).resolve().parents[1]
 

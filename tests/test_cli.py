@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from rt4chart.cli import build_parser, main
+from rt4chart.cli.main import build_parser, main
 
 SCORE_PY = Path(__file__).resolve().parents[2] / "shared" / "benchmarks" / "score.py"
 
@@ -60,7 +60,7 @@ def test_a_record_that_fails_is_written_with_its_error_and_the_exit_code_says_so
     path = tmp_path / "in.jsonl"
     path.write_text(json.dumps({"id": "ok", "context": "x is 1.", "answer": "x is 1."}) + "\n"
                     + json.dumps({"id": "bad", "context": "boom", "answer": "y"}) + "\n")
-    import rt4chart.batch as batch
+    import rt4chart.batch.rows as batch
 
     real = batch.audit
 
@@ -126,7 +126,7 @@ def test_audit_can_write_the_self_contained_html_report(tmp_path, capsys):
 
 
 def test_cache_info_and_clear(tmp_path, capsys, monkeypatch):
-    from rt4chart.cache import MemoCache
+    from rt4chart.judges.cache import MemoCache
 
     monkeypatch.setenv("RT4CHART_CACHE_DIR", str(tmp_path / "c"))
     MemoCache().put("k", {"text": "x"})

@@ -12,7 +12,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from rt4chart.batch_run import run_batch  # noqa: E402
+from rt4chart.batch.run import run_batch  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 
 from .fakes import wait_for_journal_rows  # noqa: E402
@@ -157,8 +157,8 @@ def tricky_jsonl(path: Path) -> None:
 
 
 def test_workers_reading_their_own_partitions_build_exactly_the_local_records(tmp_path):
-    from rt4chart.io import iter_records
-    from rt4chart.partitions import plan_input, read_partition
+    from rt4chart.data.records import iter_records
+    from rt4chart.batch.partitions import plan_input, read_partition
 
     source = tmp_path / "in.jsonl"
     tricky_jsonl(source)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from rt4chart import audit
-from rt4chart.batch import audit_record
-from rt4chart.cache import MemoCache
-from rt4chart.io import Record
+from rt4chart.batch.rows import audit_record
+from rt4chart.judges.cache import MemoCache
+from rt4chart.core.rows import Record
 from rt4chart.judges.factory import make_judge
-from rt4chart.judges.llm_client import JudgeFatalError
+from rt4chart.judges.llm.client import JudgeFatalError
 
 from .endpoint_server import EndpointServer
 
@@ -175,6 +175,6 @@ def test_the_plan_and_the_requests_sent_are_shown_side_by_side():
         broken = audit(CONTEXT, ANSWER, judge=judge_for(server))
     assert healthy.coverage.planned_calls == healthy.coverage.judge_calls == 3  # decomposition, 1 window, global
     assert broken.coverage.planned_calls == 3 and broken.coverage.judge_calls == 6  # each call repaired once
-    from rt4chart.render import coverage_text
+    from rt4chart.reporting.html import coverage_text
 
     assert "6 judge calls (plan 3) (6 failed)" in coverage_text(broken)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from rt4chart import audit
-from rt4chart.io import InputError, parse_rows, read_records
+from rt4chart.data.records import InputError, parse_rows, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT.parent / "shared" / "benchmarks"

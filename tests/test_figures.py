@@ -1,13 +1,13 @@
 """Figure builders and dataset summaries on audited rows."""
 import json
 
-from rt4chart.batch import run_records
-from rt4chart.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
+from rt4chart.batch.rows import run_records
+from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
                               top_issues, verdict_mix_figure)
-from rt4chart.io import Record
+from rt4chart.core.rows import Record
 from rt4chart.judges.factory import make_judge
-from rt4chart.metrics import wilson_interval
-from rt4chart.results import gold_scores, result_row, to_csv, to_jsonl
+from rt4chart.evaluation.metrics import wilson_interval
+from rt4chart.reporting.rows import gold_scores, result_row, to_csv, to_jsonl
 
 RECORDS = [Record(id=str(i), context="The lake is 40 metres deep.", answer=a, extra={"model": m, "gold": g})
            for i, (a, m, g) in enumerate([("The lake is 40 metres deep.", "m1", "false"),
@@ -58,7 +58,7 @@ def test_exports_keep_every_row_and_spans_as_json():
 
 
 def test_contexts_with_the_most_issues_group_answers_by_their_context():
-    from rt4chart.figures import top_contexts
+    from rt4chart.reporting.figures import top_contexts
 
     table = top_contexts(frame(rows()), 5)
     assert len(table) == 1 and table.iloc[0]["answers"] == 4 and table.iloc[0]["issues"] == 2

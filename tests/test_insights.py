@@ -6,10 +6,10 @@ import time
 
 import pytest
 
-from rt4chart.insights import build_insights, client_of, rows_from_predictions
-from rt4chart.insights_types import AuditedRow
+from rt4chart.insights.engine import build_insights, client_of, rows_from_predictions
+from rt4chart.insights.types import AuditedRow
 from rt4chart.judges.factory import make_judge
-from rt4chart.judges.openai_client import OpenAIChatClient
+from rt4chart.judges.llm.openai_client import OpenAIChatClient
 
 from .fakes import FakeOpenAI
 

@@ -2,8 +2,8 @@
 import pytest
 
 from rt4chart import audit
-from rt4chart.lexicon import tokenize
-from rt4chart.types import Verdict
+from rt4chart.text.lexicon import tokenize
+from rt4chart.core.types import Verdict
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
            "The bridge was designed by Joseph Strauss. Tolls are not collected from southbound drivers.")
@@ -105,7 +105,7 @@ def test_an_antonym_contradicts_only_in_the_same_slot():
     ("The event drew fewer than 40 people.", False),
 ])
 def test_quantity_comparisons_when_enabled(answer, supported):
-    from rt4chart.judges.offline import OfflineJudge, OfflineSettings
+    from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings
 
     report = audit("The event drew 61 people.", answer, judge=OfflineJudge(OfflineSettings(compare_quantities=True)))
     assert (report.status == "faithful") is supported

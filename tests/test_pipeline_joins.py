@@ -2,8 +2,8 @@
 import pytest
 
 from rt4chart import audit
-from rt4chart.pipeline import and_join, or_join
-from rt4chart.types import Verdict
+from rt4chart.audit.pipeline import and_join, or_join
+from rt4chart.core.types import Verdict
 
 E, C, B, U = Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.BASELESS, Verdict.UNVERIFIED
 

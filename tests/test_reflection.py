@@ -4,11 +4,11 @@ import json
 import pytest
 
 from rt4chart import audit
-from rt4chart.cache import MemoCache
-from rt4chart.config import AuditConfig
-from rt4chart.judges.openai_client import OpenAIChatClient
-from rt4chart.judges.openai_judge import OpenAIJudge
-from rt4chart.types import Verdict
+from rt4chart.judges.cache import MemoCache
+from rt4chart.core.config import AuditConfig
+from rt4chart.judges.llm.openai_client import OpenAIChatClient
+from rt4chart.judges.llm.judge import OpenAIJudge
+from rt4chart.core.types import Verdict
 
 from .fakes import FakeOpenAI, default_reply
 
@@ -93,7 +93,7 @@ def test_the_offline_judge_refuses_reflection_with_the_reason():
 
 
 def test_the_html_report_shows_a_verdict_changed_by_reflection():
-    from rt4chart.render import report_html
+    from rt4chart.reporting.html import report_html
 
     page = report_html(run(scripted([REVISE, DONE])))
     assert page.count('data-changed="true"') == 1 and "entailed → contradicted" in page

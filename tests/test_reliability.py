@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from rt4chart.batch_run import run_batch
-from rt4chart.cache import MemoCache
+from rt4chart.batch.run import run_batch
+from rt4chart.judges.cache import MemoCache
 from rt4chart.judges.factory import make_judge
 
 from .fakes import wait_for_journal_rows
@@ -95,10 +95,10 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         judge = make_judge("openai", base_url=server.url, api_key=SECRET, model="m", cache=cache)
         run_batch(str(source), str(out), judge, journal_path=str(tmp_path / "journal.sqlite3"), cache=cache)
         from rt4chart import audit
-        from rt4chart.render import report_html
-        from rt4chart.results import result_row, to_csv, to_jsonl
-        from rt4chart.batch import audit_record
-        from rt4chart.io import Record
+        from rt4chart.reporting.html import report_html
+        from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
+        from rt4chart.batch.rows import audit_record
+        from rt4chart.core.rows import Record
 
         report = audit("The gauge reads 7 units.", "The gauge reads 7 units.", judge=judge)
         row = result_row(audit_record(Record("x", report.context, report.answer), judge, None))
@@ -109,7 +109,7 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         for blob in texts + [p.read_bytes().decode("utf-8", "replace") for p in files]:
             assert SECRET not in blob
         # a rejected key (the server echoes it): the run stops with a message that never holds the key
-        from rt4chart.judges.llm_client import JudgeFatalError
+        from rt4chart.judges.llm.client import JudgeFatalError
 
         bad = make_judge("openai", base_url=server.url.replace("/v1", "/nothing"), api_key=SECRET, model="m",
                          use_cache=False, max_attempts=1)
@@ -123,8 +123,8 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
 
 
 def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_path):
-    from rt4chart.batch import audit_record
-    from rt4chart.io import Record
+    from rt4chart.batch.rows import audit_record
+    from rt4chart.core.rows import Record
 
     from .fakes import FakeOpenAI, default_reply
 
@@ -133,8 +133,8 @@ def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_pa
             return default_reply(name, prompt)
         return "{broken" if n < 6 else default_reply(name, prompt)
     fake = FakeOpenAI(flaky)
-    from rt4chart.judges.openai_client import OpenAIChatClient
-    from rt4chart.judges.openai_judge import OpenAIJudge
+    from rt4chart.judges.llm.openai_client import OpenAIChatClient
+    from rt4chart.judges.llm.judge import OpenAIJudge
 
     judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None))
     cache = MemoCache(tmp_path / "reports.sqlite3")

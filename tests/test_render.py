@@ -5,7 +5,7 @@ from html import unescape
 from hypothesis import given, strategies as st
 
 from rt4chart import audit
-from rt4chart.render import answer_html, context_html, paint, report_html
+from rt4chart.reporting.html import answer_html, context_html, paint, report_html
 
 PAYLOADS = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<iframe src=javascript:alert(1)>",
             '"><svg onload=alert(1)>', "&amp; &lt;"]

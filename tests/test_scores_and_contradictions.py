@@ -2,9 +2,9 @@
 import pytest
 
 from rt4chart import audit
-from rt4chart.config import AuditConfig
-from rt4chart.metrics import auroc, average_precision
-from rt4chart.scoring import aggregate, boundary, calibrate
+from rt4chart.core.config import AuditConfig
+from rt4chart.evaluation.metrics import auroc, average_precision
+from rt4chart.audit.scores import aggregate, boundary, calibrate
 
 CURIE = ("Marie Curie was a physicist and chemist who conducted pioneering research on radioactivity. "
          "She was born in Warsaw in 1867 and moved to Paris in 1891. "
@@ -93,8 +93,8 @@ def test_auroc_and_average_precision_match_hand_computed_values():
 def test_a_claim_just_below_the_boundary_is_not_flagged_by_rounding():
     import math
 
-    from rt4chart.pipeline import claim_score
-    from rt4chart.types import Verdict
+    from rt4chart.audit.pipeline import claim_score
+    from rt4chart.core.types import Verdict
 
     raw = claim_score(Verdict.ENTAILED, 1 / (1 + math.exp(4e-6)))  # an entailed margin of -1e-6
     assert calibrate(raw, 0.2, -0.35) < boundary((0.2, -0.35))

@@ -2,8 +2,8 @@
 from hypothesis import given, strategies as st
 
 from rt4chart import audit
-from rt4chart.spans import clip_to, locate, merge_spans
-from rt4chart.types import AuditReport, Span
+from rt4chart.text.spans import clip_to, locate, merge_spans
+from rt4chart.core.types import AuditReport, Span
 
 
 def S(a, b):

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from rt4chart.batch_run import run_batch
-from rt4chart.cli import main
-from rt4chart.errors import InputError
+from rt4chart.batch.run import run_batch
+from rt4chart.cli.main import main
+from rt4chart.core.errors import InputError
 from rt4chart.judges.factory import make_judge
 from rt4chart.store import Store, compare, mcnemar_p
 from rt4chart.store.schema import SCHEMA_VERSION, store_meta
@@ -119,7 +119,7 @@ def test_two_sessions_reviewing_the_same_run_keep_each_others_edits(store, tmp_p
 
 def test_comparison_pairs_rows_by_id_or_content_and_tests_the_flips(store, tmp_path):
     batch(store, tmp_path, "v1")
-    batch(store, tmp_path, "v2", config=__import__("rt4chart.config", fromlist=["AuditConfig"]).AuditConfig(
+    batch(store, tmp_path, "v2", config=__import__("rt4chart.core.config", fromlist=["AuditConfig"]).AuditConfig(
         window_size=2, window_stride=1))
     a, b = store.get_run("v1"), store.get_run("v2")
     result = compare(store.row_index(a.id), store.row_index(b.id), a.manifest, b.manifest, ["model"])

@@ -3,7 +3,7 @@ from hypothesis import given, settings, strategies as st
 
 import pytest
 
-from rt4chart.text import make_windows, split_sentences
+from rt4chart.text.segment import make_windows, split_sentences
 
 
 def texts(text):

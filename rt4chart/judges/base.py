@@ -5,8 +5,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Optional
 
-from ..retrieval import SentenceIndex
-from ..types import Claim, Sentence, Span, Verdict, Window
+from rt4chart.text.retrieval import SentenceIndex
+from rt4chart.core.types import Claim, Sentence, Span, Verdict, Window
 
 
 @dataclass
@@ -89,7 +89,7 @@ class Judge(ABC):
         return {}
 
     def score_calibration(self) -> tuple[float, float]:
-        """(a, b) of the Platt calibration of this judge's scores ((1, 0): none); see rt4chart.scoring."""
+        """(a, b) of the Platt calibration of this judge's scores ((1, 0): none); see rt4chart.audit.scores."""
         return (1.0, 0.0)
 
     def endpoint_info(self) -> dict:

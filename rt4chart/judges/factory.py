@@ -1,7 +1,7 @@
 """Build a judge by name; the heavy OpenAI client is imported only when asked for."""
 from __future__ import annotations
 
-from .base import Judge
+from rt4chart.judges.base import Judge
 
 JUDGES = ("offline", "openai")
 
@@ -10,11 +10,11 @@ def make_judge(name: str = "offline", **options) -> Judge:
     """`offline` (default, no network) or `openai` (any OpenAI-compatible endpoint)."""
     key = (name or "offline").strip().lower()
     if key == "offline":
-        from .offline import OfflineJudge, OfflineSettings
+        from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings
 
         return OfflineJudge(OfflineSettings(**options) if options else None)
     if key == "openai":
-        from .openai_judge import OpenAIJudge
+        from rt4chart.judges.llm.judge import OpenAIJudge
 
         return OpenAIJudge.from_options(**options)
     raise ValueError(f"unknown judge {name!r}; choose one of: {', '.join(JUDGES)}")

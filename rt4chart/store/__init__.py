@@ -2,10 +2,10 @@
 
 One narrow API for the CLI and the app; only `store.store` and `store.schema` import SQLAlchemy.
 """
-from .analysis import Agreement, Comparison, agreement, compare, label_records, mcnemar_p
-from .rows import StoredRow, match_key, pack, unpack_report
-from .store import Review, RunInfo, Store, default_url, safe_url
-from .writer import RunWriter, run_manifest
+from rt4chart.store.analysis import Agreement, Comparison, agreement, compare, label_records, mcnemar_p
+from rt4chart.store.rows import StoredRow, match_key, pack, unpack_report
+from rt4chart.store.store import Review, RunInfo, Store, default_url, safe_url
+from rt4chart.store.writer import RunWriter, run_manifest
 
 __all__ = ["Agreement", "Comparison", "Review", "RunInfo", "RunWriter", "Store", "StoredRow", "agreement",
            "compare", "default_url", "label_records", "match_key", "mcnemar_p", "pack", "run_manifest", "safe_url",

@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 from math import comb
 from typing import Iterable, Optional
 
-from ..metrics import char_set, wilson_interval
-from ..spans import merge_spans
-from ..types import AuditReport, Span
+from rt4chart.evaluation.metrics import char_set, wilson_interval
+from rt4chart.text.spans import merge_spans
+from rt4chart.core.types import AuditReport, Span
 
 
 def mcnemar_p(b: int, c: int) -> float:

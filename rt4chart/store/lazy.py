@@ -6,7 +6,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Iterator
 
-from ..types import AuditReport
+from rt4chart.core.types import AuditReport
 
 
 class StoredReports(Mapping):

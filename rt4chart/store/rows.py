@@ -9,10 +9,10 @@ import zlib
 from dataclasses import dataclass
 from typing import Optional
 
-from ..batch import RowResult
-from ..io import json_line
-from ..results import result_row
-from ..types import AuditReport
+from rt4chart.core.rows import RowResult
+from rt4chart.data.predictions import json_line
+from rt4chart.reporting.rows import result_row
+from rt4chart.core.types import AuditReport
 
 
 @dataclass

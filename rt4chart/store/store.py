@@ -13,10 +13,10 @@ from typing import Iterable, Iterator, Optional
 
 from sqlalchemy import create_engine, delete, event, func, select, update
 
-from ..errors import InputError
-from ..types import AuditReport
-from .rows import StoredRow, unpack_report
-from .schema import migrate, reviews, run_rows, runs
+from rt4chart.core.errors import InputError
+from rt4chart.core.types import AuditReport
+from rt4chart.store.rows import StoredRow, unpack_report
+from rt4chart.store.schema import migrate, reviews, run_rows, runs
 
 
 def default_url() -> str:

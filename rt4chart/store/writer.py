@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import __version__
-from ..config import AuditConfig
-from ..judges.base import Judge
-from .rows import StoredRow
-from .store import RunInfo, Store
+from rt4chart.core.version import __version__
+from rt4chart.core.config import AuditConfig
+from rt4chart.judges.base import Judge
+from rt4chart.store.rows import StoredRow
+from rt4chart.store.store import RunInfo, Store
 
 
 def run_manifest(judge: Judge, config: AuditConfig) -> dict:

@@ -1,0 +1,214 @@
+"""The RT4CHART audit of one answer: decompose -> local verify -> global verify -> aggregate."""
+from __future__ import annotations
+
+import time
+from typing import Callable, Optional
+
+from rt4chart.core.version import __version__
+from rt4chart.text.coverage import ensure_coverage
+from rt4chart.core.config import AuditConfig
+from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.text.lexicon import tokenize
+from rt4chart.audit.reflection import check_supported, reflect
+from rt4chart.text.retrieval import SentenceIndex
+from rt4chart.audit.scores import answer_score, boundary, calibrate
+from rt4chart.text.spans import clip_to, merge_spans
+from rt4chart.text.segment import make_windows, segmenter_name, split_sentences
+from rt4chart.core.types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Manifest, Verdict, Window,
+                    WindowVerdict)
+
+_OR_PRIORITY = (Verdict.CONTRADICTED, Verdict.ENTAILED, Verdict.UNVERIFIED, Verdict.BASELESS)
+
+
+def or_join(verdicts: list[Verdict]) -> Verdict:
+    """Local join over windows: contradiction first, then entailment; nothing found is baseless.
+    A failed window (unverified) outranks baseless: a failure never reads as a finding."""
+    for verdict in _OR_PRIORITY:
+        if verdict in verdicts:
+            return verdict
+    return Verdict.BASELESS
+
+
+def and_join(verdicts: list[Verdict], flagged: Optional[bool] = None) -> tuple[str, Optional[bool]]:
+    """Answer-level status: the answer is hallucinated when its score reaches the threshold (`flagged`), or,
+    without a score, when any claim is contradicted/baseless; otherwise a failed claim makes it unverified,
+    never faithful."""
+    if not verdicts:
+        return "empty", False
+    if flagged if flagged is not None else any(v.is_hallucination for v in verdicts):
+        return "hallucinated", True
+    if Verdict.UNVERIFIED in verdicts:
+        return "unverified", None
+    return "faithful", False
+
+
+def claim_score(verdict: Verdict, judged: Optional[float]) -> Optional[float]:
+    """The judge's score, else one from the verdict (judges without scores); None for a failed claim."""
+    if verdict is Verdict.UNVERIFIED:
+        return None
+    if judged is not None:
+        return judged  # exact: rounding could carry a claim just below the boundary onto it
+    return {Verdict.CONTRADICTED: 0.95, Verdict.BASELESS: 0.85, Verdict.ENTAILED: 0.1}[verdict]
+
+
+def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
+                 per_claim: int) -> dict[int, list[Claim]]:
+    """Window index -> the claims to check there: each claim goes to its best-matching windows
+    (BM25 of the claim's stems against the window's best sentence)."""
+    routed: dict[int, list[Claim]] = {w.index: [] for w in windows}
+    index = audit.index
+    for claim in claims:
+        stems = {t.stem for t in tokenize(claim.text) if t.is_content}
+        sentence_scores = [index.score(stems, i) for i in range(len(index))]  # once; windows overlap
+        scores = []
+        for window in windows:
+            best = max((sentence_scores[i] for i in window.sentence_ids()), default=0.0)
+            if best > 0:
+                scores.append((best, window.index))
+        scores.sort(key=lambda pair: (-pair[0], pair[1]))
+        for _, window_index in scores[:per_claim]:
+            routed[window_index].append(claim)
+    return routed
+
+
+def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
+    items = []
+    for relation, ids in (("contradicts", judgement.contradicting), ("supports", judgement.supporting),
+                          ("nearest", judgement.nearest)):
+        for i in ids:
+            if 0 <= i < len(audit.context_sentences):
+                s = audit.context_sentences[i]
+                items.append(Evidence(sentence_index=i, start=s.start, end=s.end, text=s.text, relation=relation))
+    return items
+
+
+def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, audit: AuditInput,
+                  threshold: float = 0.5, calibration: tuple[float, float] = (1.0, 0.0)) -> ClaimResult:
+    """A claim's score on the answers' calibrated scale; the claim is flagged when it reaches the threshold
+    (at the default threshold: exactly its hallucination verdicts)."""
+    raw = claim_score(final.verdict, final.score)
+    score = calibrate(raw, *calibration) if raw is not None else None
+    flagged = score >= threshold if score is not None else False
+    score = round(score, 6) if score is not None else None  # decided on the exact value, shown rounded
+    spans: list = []
+    if flagged:
+        spans = clip_to(final.unsupported, claim.spans) or list(claim.spans)
+    return ClaimResult(claim=claim, local=local, local_verdict=or_join([w.verdict for w in local]),
+                       verdict=final.verdict, evidence=_evidence(final, audit), rationale=final.rationale,
+                       hallucinated_spans=spans, history=[final.verdict], score=score), raw
+
+
+def prepare(context: str, answer: str, question: Optional[str]) -> AuditInput:
+    """Segment both texts and index the context."""
+    context_sentences = split_sentences(context)
+    return AuditInput(context=context, answer=answer, question=(question or None),
+                      context_sentences=context_sentences, answer_sentences=split_sentences(answer),
+                      index=SentenceIndex(context_sentences))
+
+
+Progress = Callable[[str, float], None]
+
+
+def audit(context: str, answer: str, question: Optional[str] = None, judge: Optional[Judge] = None,
+          config: Optional[AuditConfig] = None, progress: Optional[Progress] = None) -> AuditReport:
+    """Audit one answer against its context (and optional question) and return the full report.
+    `progress(step, fraction)` is called before each step (decomposition, each window, global check,
+    reflection), so a caller can show where a slow LLM audit is, or stop it there."""
+    from rt4chart.judges.factory import make_judge
+
+    for name, value in (("context", context), ("answer", answer)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string, got {type(value).__name__}")
+    judge = judge or make_judge("offline")
+    config = config or AuditConfig()
+    if config.reflect:
+        check_supported(judge)
+    started = time.perf_counter()
+    usage = Usage()
+    data = prepare(context, answer, question)
+    windows = make_windows(len(data.context_sentences), config.window_size, config.window_stride)
+    notes: list[str] = []
+    tell = progress or (lambda _step, _fraction: None)
+    tell("decomposing the answer into claims", 0.0)
+    claims = judge.decompose(data, usage) if data.answer_sentences else []
+    claims, added = ensure_coverage(claims, answer, data.answer_sentences)
+    if added:
+        notes.append(f"the decomposition left {added} part{'s' if added != 1 else ''} of the answer without a "
+                     "claim; rule-based claims were added for them and verified like the others")
+    if not claims:
+        notes.append("the answer is empty: nothing to check" if not answer.strip()
+                     else "no checkable claim was found in the answer")
+
+    local: dict[int, list[WindowVerdict]] = {c.id: [] for c in claims}
+    hints: dict[int, Judgement] = {}
+    finals: dict[int, Judgement] = {}
+    window_checks = 0
+    planned = 1 if (judge.makes_calls and data.answer_sentences) else 0
+    if claims and not data.context_sentences:
+        notes.append("the context is empty: every claim is baseless")
+        finals = {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
+    elif claims:
+        plan = [(i, routed) for i, routed in route_claims(claims, windows, data, config.windows_per_claim).items()
+                if routed]
+        planned += (len(plan) + 1) if judge.makes_calls else 0
+        for step, (window_index, routed) in enumerate(plan):
+            tell(f"local check: window {step + 1} of {len(plan)}", 0.1 + 0.7 * step / max(1, len(plan)))
+            window_checks += len(routed)
+            for claim_id, j in judge.verify_window(routed, windows[window_index], data, usage).items():
+                local[claim_id].append(WindowVerdict(window_index=window_index, verdict=j.verdict,
+                                                     evidence=j.supporting + j.contradicting,
+                                                     rationale=j.rationale))
+                hints[claim_id] = _strongest(hints.get(claim_id), j)
+        tell("global check against the whole context", 0.8)
+        finals = judge.verify_global(claims, hints, data, usage)
+
+    histories: dict[int, list[Verdict]] = {}
+    reflection = None
+    if config.reflect and claims and finals:
+        finals = {c.id: finals.get(c.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
+                  for c in claims}
+        tell("self-reflection", 0.9)
+        finals, histories, reflection = reflect(claims, finals, judge, data, config.max_rounds, usage)
+        if reflection.failure:
+            notes.append(f"reflection stopped early: {reflection.failure}")
+
+    calibration = judge.score_calibration()
+    threshold = config.threshold if config.threshold is not None else boundary(calibration)
+    results, raw_scores = [], []
+    for claim in claims:
+        final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
+        result, raw = _claim_result(claim, local[claim.id], final, data, threshold, calibration)
+        raw_scores.append(raw)
+        if claim.id in histories:
+            result.history = histories[claim.id]
+        results.append(result)
+    notes.extend(data.notes)
+    score = answer_score(raw_scores, calibration)
+    if score is not None and score >= threshold and not any(r.hallucinated_spans for r in results):
+        top = max((r for r in results if r.score is not None), key=lambda r: r.score)  # the answer is flagged by
+        top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
+    status, hallucinated = and_join([r.verdict for r in results], score is not None and score >= threshold)
+    score = round(score, 6) if score is not None else None
+    spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
+    coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
+                        window_checks=window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
+                        cached_calls=usage.cached_calls,
+                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                        elapsed_s=round(time.perf_counter() - started, 4),
+                        reflection_rounds=len(reflection.rounds) if reflection else 0,
+                        planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))
+    manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
+                        settings={"audit": config.model_dump(), "judge": judge.settings(), "threshold": threshold,
+                                  "segmenter": segmenter_name()},
+                        prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())
+    return AuditReport(context=context, answer=answer, question=data.question, status=status,
+                       hallucinated=hallucinated, score=score, spans=spans, claims=results,
+                       context_sentences=data.context_sentences, windows=windows, coverage=coverage,
+                       manifest=manifest, reflection=reflection, notes=notes)
+
+
+def _strongest(current: Optional[Judgement], new: Judgement) -> Judgement:
+    """Keep the OR-join winner between two local judgements of the same claim."""
+    if current is None:
+        return new
+    return current if _OR_PRIORITY.index(current.verdict) <= _OR_PRIORITY.index(new.verdict) else new

@@ -1,0 +1,73 @@
+"""`--workers N` with the local engine for a judge that computes (the offline judge is pure Python under
+the GIL, so threads would only contend): N processes, each auditing chunks of rows, results in input
+order, at most 2 x N chunks in flight. LLM judges keep threads (they wait on the network)."""
+from __future__ import annotations
+
+import json
+import multiprocessing
+from collections import deque
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
+from typing import Iterable, Iterator, Optional
+
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.rows import Record
+from rt4chart.judges.base import Judge
+
+CHUNK = 16
+
+
+@lru_cache(maxsize=4)
+def _judge(name: str, options_json: str) -> Judge:
+    from rt4chart.judges.factory import make_judge
+
+    return make_judge(name, **json.loads(options_json))
+
+
+@lru_cache(maxsize=2)
+def _cache(path: str):
+    from rt4chart.judges.cache import MemoCache
+
+    return MemoCache(path)
+
+
+def _audit_chunk(rows: list[tuple[int, Record]], name: str, options_json: str, config_json: str, keep: bool,
+                 cache_path: Optional[str]) -> list[tuple]:
+    from rt4chart.batch.rows import audit_record
+    from rt4chart.data.predictions import output_line, row_status
+    from rt4chart.data.predictions import json_line
+    from rt4chart.store.rows import pack
+
+    judge, config = _judge(name, options_json), AuditConfig.model_validate_json(config_json)
+    cache = _cache(cache_path) if cache_path else None
+    out = []
+    for position, record in rows:
+        row = audit_record(record, judge, config, cache)
+        out.append((position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None))
+    return out
+
+
+def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
+                  keep: bool = False, cache_path: Optional[str] = None) -> Iterator[tuple]:
+    """(position, line, status, stored row or None) per row, in input order, from `workers` processes."""
+    options_json = json.dumps(judge.rebuild_options(), sort_keys=True)
+    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        pending: deque = deque()
+        chunk: list[tuple[int, Record]] = []
+
+        def submit(items):
+            pending.append(pool.submit(_audit_chunk, items, judge.name, options_json, config.model_dump_json(),
+                                       keep, cache_path))
+
+        for item in rows:
+            chunk.append(item)
+            if len(chunk) >= CHUNK:
+                submit(chunk)
+                chunk = []
+                if len(pending) >= 2 * workers:
+                    yield from pending.popleft().result()
+        if chunk:
+            submit(chunk)
+        while pending:
+            yield from pending.popleft().result()

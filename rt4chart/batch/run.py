@@ -1,0 +1,229 @@
+"""File-to-file batch audits (`rt4chart predict` and `rt4chart batch`): a validated input streamed
+row by row, exactly one output line per input record in input order (failed rows included), one
+writer per output, and an optional checkpoint journal for resume after a kill."""
+from __future__ import annotations
+
+import os
+import stat
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, TextIO
+
+from rt4chart.core.version import __version__
+from rt4chart.batch.rows import run_records
+from rt4chart.judges.cache import MemoCache
+from rt4chart.core.config import AuditConfig
+from rt4chart.data.predictions import output_line, row_status
+from rt4chart.core.errors import InputError
+from rt4chart.data.records import open_table, table_records
+from rt4chart.data.predictions import json_line
+from rt4chart.core.rows import Record
+from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
+from rt4chart.judges.base import Judge
+from rt4chart.batch.locks import exclusive_output
+from rt4chart.batch.partitions import plan_input, plannable
+from rt4chart.store.rows import StoredRow, pack
+from rt4chart.store.writer import RunWriter, run_manifest
+
+if TYPE_CHECKING:
+    from rt4chart.store.store import Store
+
+
+@dataclass
+class BatchSummary:
+    """What a batch run did."""
+
+    rows: int = 0
+    audited: int = 0
+    failed: int = 0
+    unverified: int = 0
+    hallucinated: int = 0
+    resumed: int = 0
+    renamed_ids: list[str] = field(default_factory=list)
+    elapsed_s: float = 0.0
+    run_id: Optional[str] = None      # the run in the store, when stored
+    run_name: Optional[str] = None
+
+
+def run_settings(judge: Judge, config: AuditConfig) -> dict:
+    return {"version": __version__, "judge": judge.name, "model": judge.model, "judge_settings": judge.settings(),
+            "config": config.model_dump()}
+
+
+ENGINES = ("local", "dask")
+
+
+def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
+           cache: Optional[MemoCache], keep: bool = False) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
+    """(position, output line, status, stored row or None) per row, in input order, from the local engine;
+    with `keep`, each row is also packed for the run store."""
+    if workers > 1 and not judge.makes_calls:  # a computing judge: processes, not threads under the GIL
+        from rt4chart.batch.local_pool import process_lines
+
+        yield from process_lines(rows, judge, config, workers, keep, str(cache.path) if cache else None)
+        return
+    positions: dict[int, int] = {}
+
+    def records() -> Iterator[Record]:
+        for position, record in rows:
+            positions[id(record)] = position
+            yield record
+
+    for row in run_records(records(), judge, config, workers=workers, cache=cache):
+        position = positions.pop(id(row.record))
+        yield position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None
+
+
+def is_stream(output_path: str) -> bool:
+    """'-' (standard output) or a path that is no regular file (/dev/stdout, a named pipe)."""
+    if output_path == "-":
+        return True
+    try:
+        mode = os.stat(output_path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+
+
+def _run_writer(store: "Store", fingerprint: str, judge: Judge, config: AuditConfig, input_path: str,
+                mapping: Optional[dict], run_name: Optional[str], resume: bool) -> "RunWriter":
+    """The stored run to write into: the unfinished run of the same input and settings when resuming,
+    else a new one."""
+    from datetime import datetime
+
+    run = store.unfinished_run(fingerprint) if resume else None
+    if run is None:
+        name = run_name or f"{Path(input_path).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
+        run = store.create_run(name, judge=judge.name, model=judge.model, source=str(input_path),
+                               manifest=run_manifest(judge, config), mapping=mapping or {}, fingerprint=fingerprint)
+    return RunWriter(store, run)
+
+
+class _Ordered:
+    """Enforces the output invariant: positions 0, 1, 2, ... each exactly once, `total` in all."""
+
+    def __init__(self, total: int, source: str):
+        self.total, self.source, self.next = total, source, 0
+
+    def check(self, position: int) -> None:
+        if position != self.next:
+            raise InputError(f"{self.source}: internal error: output row {position} came where row {self.next} "
+                             "belongs; nothing was written (please report this)")
+        self.next += 1
+
+    def finish(self) -> None:
+        if self.next != self.total:
+            raise InputError(f"{self.source}: internal error: {self.next} output rows for {self.total} input "
+                             "records; nothing was written (please report this)")
+
+
+def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[AuditConfig] = None,
+              workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
+              cache: Optional[MemoCache] = None, progress: Optional[Callable[[int, int], None]] = None,
+              mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
+              partition_rows: Optional[int] = None, delimiter: Optional[str] = None, store: Optional["Store"] = None,
+              run_name: Optional[str] = None) -> BatchSummary:
+    """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
+    '-' is standard output). `progress(done, total)` is called after each row.
+
+    The input is validated before any row is audited; the output is locked against a second writer,
+    written to a temporary file and moved into place only when every row is there. With a journal,
+    each finished row is committed before the next is reported, and a re-run with the same input and
+    settings skips the rows already done. With a `store`, the run is kept there (rows written in batches);
+    a resumed run continues the same stored run, and a row counts as done only once it is both journaled
+    and stored, so the store never misses a row."""
+    config = config or AuditConfig()
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    started = time.perf_counter()
+    planned = engine == "dask" and plannable(input_path)
+    plan = plan_input(input_path, mapping, workers, partition_rows) if planned else None
+    table = None if planned else open_table(input_path, delimiter)
+    count = plan.count if planned else table.count
+    summary = BatchSummary()
+    stream = is_stream(output_path)
+    with ExitStack() as stack:
+        if not stream:
+            stack.enter_context(exclusive_output(output_path))
+        journal = writer = None
+        fingerprint = ""
+        if journal_path or store is not None:
+            fingerprint = run_fingerprint(file_digest(input_path), {**run_settings(judge, config),
+                                                                     "mapping": mapping, "delimiter": delimiter})
+        if journal_path:
+            journal = Journal(journal_path, fingerprint)
+            stack.callback(journal.close)
+        done = journal.done_positions() if (journal and resume) else set()
+        if store is not None:
+            writer = _run_writer(store, fingerprint, judge, config, input_path, mapping, run_name,
+                                 resume=bool(journal and resume))
+            summary.run_id, summary.run_name = writer.run.id, writer.run.name
+            done &= store.stored_positions(writer.run.id)
+        summary.resumed = len(done)
+        finished = len(done)
+
+        def todo() -> Iterator[tuple[int, Record]]:
+            for position, record in enumerate(table_records(table, mapping)):
+                summary.rows += 1
+                if record.renamed_from is not None:
+                    summary.renamed_ids.append(record.renamed_from)
+                if position not in done:
+                    yield position, record
+
+        if engine == "dask":  # the workers audit, and write the run store themselves
+            from rt4chart.batch.dask_engine import api_key_of, dask_lines
+            from rt4chart.batch.ordered import chunks
+
+            secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
+            if writer is not None:
+                secrets["store_url"] = store.url
+            if planned:  # workers read their partitions; a partition is redone unless all its rows are done
+                summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
+                parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
+            else:  # CSV/TSV: the driver reads the rows and ships them
+                parts = chunks(todo(), partition_rows or 200)
+            results = dask_lines(parts, judge, config, secrets, dask_address, workers,
+                                 plan.roles if planned else None, writer.run.id if writer is not None else None)
+        else:
+            results = _lines(todo(), judge, config, workers, cache, keep=writer is not None)
+        if stream:
+            out: TextIO = sys.stdout
+        else:
+            tmp = Path(f"{output_path}.partial")
+            tmp.parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
+            stack.callback(tmp.unlink, missing_ok=True)
+        ordered = _Ordered(count, input_path)
+        for position, line, status, stored in results:
+            summary.audited += 1
+            finished += position not in done
+            if writer is not None and stored is not None:
+                writer.add(stored)
+            if journal is not None:
+                journal.record(position, line, status)
+            else:
+                ordered.check(position)
+                summary.failed += status == "error"
+                summary.unverified += status == "unverified"
+                summary.hallucinated += status == "hallucinated"
+                out.write(line + "\n")
+            if progress:
+                progress(finished, count)
+        if journal is not None:
+            for position, line in journal.lines():
+                ordered.check(position)
+                out.write(line + "\n")
+            summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
+            summary.hallucinated = journal.count_status("hallucinated")
+        ordered.finish()
+        if writer is not None:
+            writer.finish(time.perf_counter() - started, manifest=run_manifest(judge, config))
+        out.flush()
+        if not stream:
+            out.close()
+            os.replace(tmp, output_path)
+    summary.elapsed_s = time.perf_counter() - started
+    return summary

@@ -1,0 +1,178 @@
+"""`rt4chart runs …`: the runs kept in the run store — list, show (with judge-human agreement), compare,
+review, export reviewed labels, rename, tag, delete. Scripts depend on the JSON field names."""
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from pathlib import Path
+
+from rt4chart.evaluation.metrics import fmt
+from rt4chart.runs import agreement_of, comparison
+
+
+def _store():
+    from rt4chart.store import Store
+
+    return Store()
+
+
+def _json(value) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{x:.1%}"
+
+
+def cmd_list(args) -> int:
+    runs = [r.as_dict() for r in _store().list_runs()]
+    if args.json:
+        _json([{k: r[k] for k in ("id", "name", "created", "judge", "model", "rows", "hallucinated", "unverified",
+                                  "failed", "rate", "status", "tags", "source")} for r in runs])
+        return 0
+    if not runs:
+        print("no runs yet: `rt4chart batch FILE -o OUT` stores one")
+    for r in runs:
+        print(f"{r['id'][:8]}  {r['created']}  {r['name']}  [{r['judge']}{'/' + r['model'] if r['model'] else ''}]  "
+              f"{r['rows']} rows, {r['hallucinated']} hallucinated ({_pct(r['rate'])})"
+              + (f", {r['unverified']} unverified" if r["unverified"] else "")
+              + (f", {r['failed']} failed" if r["failed"] else "") + (f"  tags: {', '.join(r['tags'])}" if r["tags"]
+                                                                     else "") + ("" if r["status"] == "complete"
+                                                                                 else f"  ({r['status']})"))
+    return 0
+
+
+def cmd_show(args) -> int:
+    store = _store()
+    run = store.get_run(args.run)
+    info = run.as_dict()
+    info["agreement"] = agreement_of(store, run)
+    if args.json:
+        _json(info)
+        return 0
+    print(f"{run.name}  (id {run.id}, {run.created}, {run.status})")
+    print(f"judge: {run.judge}{' / ' + run.model if run.model else ''}; source: {run.source or '-'}; "
+          f"tags: {', '.join(run.tags) or '-'}")
+    print(f"rows: {run.rows}; hallucinated: {run.hallucinated} ({_pct(info['rate'])} of verified); unverified: "
+          f"{run.unverified}; failed: {run.failed}; {run.elapsed_s:.1f} s")
+    a = info["agreement"]
+    print(f"judge vs analysts: {a['rows_reviewed']} rows reviewed ({a['rows_compared']} compared); Cohen's kappa "
+          f"{fmt(a['kappa'])}; agreement {fmt(a['agreement'])}; precision of flags {fmt(a['flag_precision'])} over "
+          f"{a['flags_reviewed']} reviewed flags; span P/R/F1 {fmt(a['span_precision'])} / {fmt(a['span_recall'])} "
+          f"/ {fmt(a['span_f1'])}")
+    return 0
+
+
+def cmd_compare(args) -> int:
+    a, b, c = comparison(_store(), args.a, args.b, args.group)
+    result = c.as_dict()
+    result["a"].update(id=a.id, name=a.name)
+    result["b"].update(id=b.id, name=b.name)
+    if args.json:
+        result.pop("pairs")
+        _json(result)
+        return 0
+    print(f"A: {a.name}   B: {b.name}")
+    print(f"matched rows: {c.matched_rows} (by {c.matched_by}); {c.excluded} unverified or failed in A or B are "
+          f"not compared; unmatched: {c.unmatched_a} in A, {c.unmatched_b} in B")
+    for side, r in (("A", c.a), ("B", c.b)):
+        print(f"{side}: {_pct(r['rate'])} hallucinated (95% CI {_pct(r['low'])}–{_pct(r['high'])}, {r['hallucinated']} "
+              f"of {r['n']})")
+    print(f"flipped to hallucinated: {len(c.flipped_to_hallucinated)}; flipped to faithful: "
+          f"{len(c.flipped_to_faithful)}; McNemar p = {c.mcnemar_p:.4g}")
+    for g in c.groups:
+        print(f"  {g['group']}={g['value']}: {_pct(g['a_rate'])} -> {_pct(g['b_rate'])} (n={g['n']})")
+    for d in c.settings:
+        print(f"  setting {d['key']}: {d['a']!r} -> {d['b']!r}")
+    return 0
+
+
+def cmd_review(args) -> int:
+    store = _store()
+    reviewer = args.reviewer or getpass.getuser()
+    store.add_review(args.run, args.row, reviewer=reviewer, label=args.label, note=args.note or "")
+    print(f"reviewed row {args.row} of {store.get_run(args.run).name}: {args.label} (by {reviewer})")
+    return 0
+
+
+def cmd_export(args) -> int:
+    from rt4chart.store import label_records
+
+    store = _store()
+    run = store.get_run(args.run)
+    reviews = store.reviews(run.id)
+    records = store.records(run.id)
+    reports = dict(store.reports(run.id))
+    out, skipped = label_records(records, reports, reviews, reviewed_only=args.reviewed_only)
+    Path(args.output).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    reviewed = sum(1 for r in out if r["label_source"] == "review")
+    left = ("not reviewed" if args.reviewed_only else "without a known label (unverified or failed)")
+    print(f"wrote {len(out)} records to {args.output} ({reviewed} with analysts' labels"
+          + (f"; {skipped} {left}, left out" if skipped else "") + ")", file=sys.stderr)
+    return 0
+
+
+def cmd_delete(args) -> int:
+    run = _store().delete(args.run)
+    print(f"deleted run {run.name} ({run.rows} rows and their reviews)")
+    return 0
+
+
+def cmd_rename(args) -> int:
+    run = _store().rename(args.run, args.name)
+    print(f"renamed to {run.name}")
+    return 0
+
+
+def cmd_tag(args) -> int:
+    store = _store()
+    run = store.get_run(args.run)
+    tags = [t for t in run.tags if t not in (args.remove or [])] + list(args.tags or [])
+    run = store.set_tags(run.id, tags)
+    print(f"{run.name}: tags {', '.join(run.tags) or '-'}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    runs = sub.add_parser("runs", help="the runs in the run store ($RT4CHART_DB): list, show, compare, review, "
+                                       "export, rename, tag, delete")
+    verbs = runs.add_subparsers(dest="verb", required=True)
+    p = verbs.add_parser("list", help="every run, newest first")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_list)
+    p = verbs.add_parser("show", help="one run, with the judge's agreement with the analysts' reviews")
+    p.add_argument("run", help="run id or unique name")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_show)
+    p = verbs.add_parser("compare", help="v1 vs v2: paired rates, McNemar's test, flipped rows, settings that differ")
+    p.add_argument("a")
+    p.add_argument("b")
+    p.add_argument("--group", action="append", help="group column for per-group deltas (default: the runs' groups)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_compare)
+    p = verbs.add_parser("review", help="record an analyst's label for one row")
+    p.add_argument("run")
+    p.add_argument("--row", required=True, help="the row id")
+    p.add_argument("--label", required=True, choices=("hallucinated", "faithful"))
+    p.add_argument("--note")
+    p.add_argument("--reviewer", help="who reviews (default: the OS user)")
+    p.set_defaults(func=cmd_review)
+    p = verbs.add_parser("export", help="labels as benchmark JSONL (scores any judge with `rt4chart bench`)")
+    p.add_argument("run")
+    p.add_argument("-o", "--output", required=True)
+    p.add_argument("--reviewed-only", action="store_true", help="only rows an analyst labelled")
+    p.set_defaults(func=cmd_export)
+    p = verbs.add_parser("rename")
+    p.add_argument("run")
+    p.add_argument("name")
+    p.set_defaults(func=cmd_rename)
+    p = verbs.add_parser("tag")
+    p.add_argument("run")
+    p.add_argument("tags", nargs="*")
+    p.add_argument("--remove", action="append", help="a tag to remove")
+    p.set_defaults(func=cmd_tag)
+    p = verbs.add_parser("delete", help="delete a run with its rows and reviews")
+    p.add_argument("run")
+    p.set_defaults(func=cmd_delete)
+

