@@ -13,7 +13,8 @@ from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Judge
-from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack, run_manifest
+from rt4chart.audit.manifest import manifest_of
+from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack
 from rt4chart.store.lazy import StoredReports
 
 
@@ -64,11 +65,11 @@ def save_run(name: str, results: Iterable[tuple[int, RowResult]], judge: Judge, 
         s = store()
         stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
         run = s.create_run(f"{name} {stamp}", judge=judge.name, model=judge.model, source=name,
-                           manifest=run_manifest(judge, config), mapping=mapping)
+                           manifest=manifest_of(judge, config).model_dump(mode="json"), mapping=mapping)
         writer = RunWriter(s, run, batch_rows=500)
         for position, row in results:
             writer.add(pack(position, row))
-        return writer.finish(time.perf_counter() - started, manifest=run_manifest(judge, config))
+        return writer.finish(time.perf_counter() - started, manifest=manifest_of(judge, config).model_dump(mode="json"))
     except Exception as exc:  # noqa: BLE001 - the audit is done; only keeping it failed
         st.session_state["rt4.store_error"] = f"The run could not be stored ({type(exc).__name__}: {exc})."
         return None

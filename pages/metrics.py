@@ -6,7 +6,7 @@ from pages._shared import enter_through_app, html
 from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
                               rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
-from rt4chart.evaluation.metrics import fmt, wilson_interval
+from rt4chart.evaluation.metrics import fmt, hallucination_rate
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import gold_scores, reflection_effect
 from rt4chart.reporting.views import agreement
@@ -21,10 +21,8 @@ if res is None:
 
 df = frame(res.rows)
 failed = len(res.rows) - len(df)
-decided = df[df["hallucinated"].map(lambda v: isinstance(v, bool))] if len(df) else df
-n = len(decided)
-k = int(decided["hallucinated"].sum()) if n else 0
-low, high = wilson_interval(k, n)
+rate = hallucination_rate(df["hallucinated"] if len(df) else [])
+k, n, (low, high) = rate.count, rate.decided, rate.interval
 head = st.columns(4)
 head[0].metric("Answers audited", len(df), help=f"{failed} failed rows are not counted" if failed else None)
 head[1].metric("Hallucination rate", f"{k / n:.1%}" if n else "–", help=f"{k} of {n}; 95% Wilson interval")

@@ -4,17 +4,17 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional
 
-from rt4chart.core.version import __version__
+from rt4chart.audit.manifest import manifest_of, threshold_of
 from rt4chart.text.coverage import ensure_coverage
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.text.lexicon import tokenize
 from rt4chart.audit.reflection import check_supported, reflect
 from rt4chart.text.retrieval import SentenceIndex
-from rt4chart.audit.scores import answer_score, boundary, calibrate
+from rt4chart.audit.scores import answer_score, calibrate
 from rt4chart.text.spans import clip_to, merge_spans
-from rt4chart.text.segment import make_windows, segmenter_name, split_sentences
-from rt4chart.core.types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Manifest, Verdict, Window,
+from rt4chart.text.segment import make_windows, split_sentences
+from rt4chart.core.types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Verdict, Window,
                     WindowVerdict)
 
 _OR_PRIORITY = (Verdict.CONTRADICTED, Verdict.ENTAILED, Verdict.UNVERIFIED, Verdict.BASELESS)
@@ -173,7 +173,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
             notes.append(f"reflection stopped early: {reflection.failure}")
 
     calibration = judge.score_calibration()
-    threshold = config.threshold if config.threshold is not None else boundary(calibration)
+    threshold = threshold_of(judge, config)
     results, raw_scores = [], []
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
@@ -197,10 +197,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
                         elapsed_s=round(time.perf_counter() - started, 4),
                         reflection_rounds=len(reflection.rounds) if reflection else 0,
                         planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))
-    manifest = Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
-                        settings={"audit": config.model_dump(), "judge": judge.settings(), "threshold": threshold,
-                                  "segmenter": segmenter_name()},
-                        prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())
+    manifest = manifest_of(judge, config, threshold)
     return AuditReport(context=context, answer=answer, question=data.question, status=status,
                        hallucinated=hallucinated, score=score, spans=spans, claims=results,
                        context_sentences=data.context_sentences, windows=windows, coverage=coverage,

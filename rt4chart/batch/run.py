@@ -26,7 +26,8 @@ from rt4chart.judges.base import Judge
 from rt4chart.batch.locks import exclusive_output
 from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.store.rows import StoredRow, pack
-from rt4chart.store.writer import RunWriter, run_manifest
+from rt4chart.audit.manifest import manifest_of
+from rt4chart.store.writer import RunWriter
 
 if TYPE_CHECKING:
     from rt4chart.store.store import Store
@@ -98,7 +99,7 @@ def _run_writer(store: "Store", fingerprint: str, judge: Judge, config: AuditCon
     if run is None:
         name = run_name or f"{Path(input_path).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
         run = store.create_run(name, judge=judge.name, model=judge.model, source=str(input_path),
-                               manifest=run_manifest(judge, config), mapping=mapping or {}, fingerprint=fingerprint)
+                               manifest=manifest_of(judge, config).model_dump(mode="json"), mapping=mapping or {}, fingerprint=fingerprint)
     return RunWriter(store, run)
 
 
@@ -220,7 +221,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
         if writer is not None:
-            writer.finish(time.perf_counter() - started, manifest=run_manifest(judge, config))
+            writer.finish(time.perf_counter() - started, manifest=manifest_of(judge, config).model_dump(mode="json"))
         out.flush()
         if not stream:
             out.close()

@@ -216,3 +216,36 @@ def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, flo
 
 def fmt(x: Optional[float]) -> str:
     return "n/a" if x is None else f"{x:.4f}"
+
+
+@dataclass(frozen=True)
+class Rate:
+    """The hallucination rate over decided answers: `count` flagged of `decided` (answers the judge
+    decided: unverified and failed rows are in no rate), with its 95% Wilson interval. The one rate that
+    every page, report, comparison and the store show."""
+
+    count: int
+    decided: int
+
+    @property
+    def value(self) -> Optional[float]:
+        return self.count / self.decided if self.decided else None
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.count, self.decided)
+
+    def as_dict(self) -> dict:
+        low, high = self.interval
+        return {"hallucinated": self.count, "n": self.decided, "rate": self.value, "low": low, "high": high}
+
+
+def is_decided(flag) -> bool:
+    """A decided answer's flag: True/False (or 1/0 from a table); None, NaN and errors are undecided."""
+    return isinstance(flag, bool) or (type(flag) in (int, float) and flag in (0, 1)) or type(flag).__name__ == "bool_"
+
+
+def hallucination_rate(flags: Iterable) -> Rate:
+    """The rate over the decided flags among `flags` (one per answer)."""
+    decided = [bool(f) for f in flags if is_decided(f)]
+    return Rate(count=sum(decided), decided=len(decided))

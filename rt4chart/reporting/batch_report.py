@@ -12,7 +12,7 @@ from typing import Optional
 
 import pandas as pd
 
-from rt4chart.evaluation.metrics import fmt, wilson_interval
+from rt4chart.evaluation.metrics import fmt, hallucination_rate
 from rt4chart.reporting.html import CSS, STYLE, answer_html, claims_table_html, esc, legend_html
 from rt4chart.reporting.rows import gold_scores
 from rt4chart.core.types import AuditReport
@@ -46,11 +46,9 @@ def _bars(items: list[tuple[str, float, str]], max_value: float, fmt_value, widt
 
 
 def _headline(df: pd.DataFrame, failed: int) -> str:
-    decided = df[df["hallucinated"].map(lambda v: isinstance(v, bool))]
-    k, n = int(decided["hallucinated"].sum()), len(decided)
-    low, high = wilson_interval(k, n)
+    r = hallucination_rate(df["hallucinated"])
+    k, n, (low, high), rate = r.count, r.decided, r.interval, r.value or 0.0
     unverified = int((df["status"] == "unverified").sum())
-    rate = k / n if n else 0.0
     return (f'<div class="rt4-head"><div><div class="rt4-big">{rate:.1%}</div><div class="rt4-small">of answers '
             f'hallucinated ({k} of {n}); 95% interval {low:.1%}–{high:.1%}</div></div>'
             f'<div><div class="rt4-big">{len(df) + failed}</div><div class="rt4-small">rows: {len(df)} audited, '

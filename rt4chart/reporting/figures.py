@@ -6,7 +6,7 @@ from typing import Optional
 import pandas as pd
 import plotly.graph_objects as go
 
-from rt4chart.evaluation.metrics import Scores, wilson_interval
+from rt4chart.evaluation.metrics import Scores, hallucination_rate
 from rt4chart.reporting.html import STYLE, esc
 from rt4chart.reporting.views import count_hallucinated, group_rates
 
@@ -27,10 +27,8 @@ def _layout(fig: go.Figure, title: str) -> go.Figure:
 
 def rate_figure(df: pd.DataFrame) -> go.Figure:
     """Share of hallucinated answers with its 95% Wilson interval."""
-    n = len(df)
-    k = count_hallucinated(df["hallucinated"]) if n else 0
-    low, high = wilson_interval(k, n)
-    rate = k / n if n else 0.0
+    r = hallucination_rate(df["hallucinated"]) if len(df) else hallucination_rate([])
+    k, n, (low, high), rate = r.count, r.decided, r.interval, r.value or 0.0
     fig = go.Figure(go.Bar(x=[f"hallucinated answers ({k}/{n})"], y=[rate], marker_color=STYLE["contradicted"]["fg"],
                            error_y=dict(type="data", symmetric=False, array=[high - rate], arrayminus=[rate - low]),
                            text=[f"{rate:.0%}"], textposition="inside", insidetextanchor="start",

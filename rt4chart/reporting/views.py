@@ -7,7 +7,7 @@ from typing import Optional
 
 import pandas as pd
 
-from rt4chart.evaluation.metrics import as_bool, wilson_interval
+from rt4chart.evaluation.metrics import as_bool, hallucination_rate, wilson_interval
 
 DISAGREEMENTS = ("false positives", "false negatives", "agreements")
 
@@ -88,11 +88,10 @@ def group_rates(df: pd.DataFrame, group: str, gold_column: Optional[str] = None)
     counted apart (neither rate includes them)."""
     out = []
     for value, part in df.groupby(df[group].astype(str), sort=True):
-        decided = part[part["hallucinated"].map(lambda v: isinstance(v, bool) or v in (0, 1))]
-        k, n = count_hallucinated(decided["hallucinated"]), len(decided)
-        low, high = wilson_interval(k, n)
-        row = {group: value, "answers": len(part), "unverified": len(part) - n,
-               "predicted_rate": k / n if n else None, "predicted_low": low, "predicted_high": high}
+        rate = hallucination_rate(part["hallucinated"])
+        low, high = rate.interval
+        row = {group: value, "answers": len(part), "unverified": len(part) - rate.decided,
+               "predicted_rate": rate.value, "predicted_low": low, "predicted_high": high}
         if gold_column and gold_column in part:
             gold = gold_flags(part, gold_column).dropna()
             gk, gn = int(sum(bool(g) for g in gold)), len(gold)

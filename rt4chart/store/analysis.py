@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from math import comb
 from typing import Iterable, Optional
 
-from rt4chart.evaluation.metrics import char_set, wilson_interval
+from rt4chart.evaluation.metrics import Rate, char_set
 from rt4chart.text.spans import merge_spans
 from rt4chart.core.types import AuditReport, Span
 
@@ -24,8 +24,7 @@ def mcnemar_p(b: int, c: int) -> float:
 
 
 def _rate(k: int, n: int) -> dict:
-    low, high = wilson_interval(k, n)
-    return {"hallucinated": k, "n": n, "rate": k / n if n else None, "low": low, "high": high}
+    return Rate(count=k, decided=n).as_dict()
 
 
 def _flatten(value, prefix: str = "") -> dict:

@@ -14,6 +14,7 @@ from typing import Iterable, Iterator, Optional
 from sqlalchemy import create_engine, delete, event, func, select, update
 
 from rt4chart.core.errors import InputError
+from rt4chart.evaluation.metrics import Rate
 from rt4chart.core.types import AuditReport
 from rt4chart.store.rows import StoredRow, unpack_report
 from rt4chart.store.schema import migrate, reviews, run_rows, runs
@@ -61,10 +62,13 @@ class RunInfo:
     elapsed_s: float = 0.0
     fingerprint: str = ""
 
+    @property
+    def rate(self) -> Rate:
+        return Rate(count=self.hallucinated, decided=self.rows - self.unverified - self.failed)
+
     def as_dict(self) -> dict:
         out = asdict(self)
-        out["rate"] = self.hallucinated / (self.rows - self.unverified - self.failed) if (
-            self.rows - self.unverified - self.failed) else None
+        out["rate"] = self.rate.value
         return out
 
 

@@ -4,18 +4,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from rt4chart.core.version import __version__
-from rt4chart.core.config import AuditConfig
-from rt4chart.judges.base import Judge
 from rt4chart.store.rows import StoredRow
 from rt4chart.store.store import RunInfo, Store
-
-
-def run_manifest(judge: Judge, config: AuditConfig) -> dict:
-    """What reproduces a run: version, judge, model, settings, prompt hashes, what the endpoint accepted."""
-    return {"rt4chart_version": __version__, "judge": judge.name, "model": judge.model,
-            "settings": {"audit": config.model_dump(), "judge": judge.settings()},
-            "prompt_hashes": judge.prompt_hashes(), "endpoint": judge.endpoint_info()}
 
 
 class RunWriter:

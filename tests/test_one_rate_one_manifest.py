@@ -1,0 +1,50 @@
+"""One rate over decided answers, and one manifest: the figures a team reads agree with each other, and a
+stored run keeps the threshold it was decided with."""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from rt4chart.audit.manifest import manifest_of
+from rt4chart.batch.run import run_batch
+from rt4chart.core.config import AuditConfig
+from rt4chart.evaluation.metrics import hallucination_rate
+from rt4chart.judges.factory import make_judge
+from rt4chart.reporting.batch_report import batch_report_html
+from rt4chart.reporting.figures import rate_figure
+from rt4chart.reporting.views import group_rates
+from rt4chart.store import Store
+
+
+def _rows() -> list[dict]:
+    base = {"claims": 1, "entailed": 0, "contradicted": 0, "baseless": 0, "unverified": 0, "score": 0.5, "group": "g"}
+    return [{**base, "id": "a", "status": "hallucinated", "hallucinated": True},
+            {**base, "id": "b", "status": "faithful", "hallucinated": False},
+            {**base, "id": "c", "status": "unverified", "hallucinated": None}]
+
+
+def test_an_unverified_answer_is_in_no_rate_on_the_chart_the_headline_the_report_or_the_groups():
+    df = pd.DataFrame(_rows())
+    rate = hallucination_rate(df["hallucinated"])
+    assert (rate.count, rate.decided, rate.value) == (1, 2, 0.5)
+    assert "Hallucination rate: 50.0%" in rate_figure(df).layout.title.text  # was 33.3%: 1 of 3 rows
+    assert "50.0%" in batch_report_html(_rows(), {})
+    assert group_rates(df, "group")["predicted_rate"].tolist() == [0.5]
+
+
+def test_undecided_flags_are_none_nan_and_errors_never_false():
+    assert hallucination_rate([True, None, float("nan"), "error", 0, 1]).as_dict()["n"] == 3
+
+
+def test_a_stored_run_keeps_the_threshold_and_segmenter_its_rows_were_decided_with(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "1", "context": "The sky is blue.", "answer": "The sky is green."}) + "\n")
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    judge = make_judge("offline")
+    config = AuditConfig(threshold=0.3)
+    run_batch(str(source), str(tmp_path / "out.jsonl"), judge, config, store=store)
+    stored = store.list_runs()[0].manifest
+    expected = manifest_of(judge, config).model_dump(mode="json")
+    assert stored["settings"]["threshold"] == 0.3  # was missing: reopened runs lost the threshold in use
+    assert stored == expected
