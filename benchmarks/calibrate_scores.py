@@ -20,7 +20,7 @@ from rt4chart.batch.rows import run_records  # noqa: E402
 from rt4chart.data.records import records_from_rows  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 from rt4chart.judges.offline.judge import OfflineSettings  # noqa: E402
-from rt4chart.audit.scores import calibrate  # noqa: E402
+from rt4chart.auditing.scores import calibrate  # noqa: E402
 
 FILES = ["ragtruth", "faithbench", "halueval_qa"]
 SLOPES = [round(0.05 * k, 2) for k in range(1, 41)]

@@ -13,7 +13,7 @@ from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Judge
-from rt4chart.audit.manifest import manifest_of
+from rt4chart.auditing.manifest import manifest_of
 from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack
 from rt4chart.store.lazy import StoredReports
 

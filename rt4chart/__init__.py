@@ -6,7 +6,7 @@ __all__ = ["__version__", "audit", "AuditReport", "Claim", "ClaimResult", "Evide
 
 
 def audit(*args, **kwargs) -> AuditReport:
-    """Audit one answer; see `rt4chart.audit.pipeline.audit`."""
-    from rt4chart.audit.pipeline import audit as _audit
+    """Audit one answer; see `rt4chart.auditing.pipeline.audit`."""
+    from rt4chart.auditing.pipeline import audit as _audit
 
     return _audit(*args, **kwargs)

@@ -14,7 +14,7 @@ LAYERS: list[list[str]] = [
     ["rt4chart.core"],
     ["rt4chart.text", "rt4chart.evaluation"],
     ["rt4chart.judges"],
-    ["rt4chart.audit", "rt4chart.data"],
+    ["rt4chart.auditing", "rt4chart.data"],
     ["rt4chart.reporting"],
     ["rt4chart.store"],
     ["rt4chart.batch"],
@@ -151,7 +151,7 @@ def test_a_sibling_import_and_a_module_outside_every_room_fail_the_contract(tmp_
     root = _copy(tmp_path)
     (root / "rt4chart" / "stray.py").write_text("")
     target = root / "rt4chart" / "data" / "columns.py"
-    target.write_text(target.read_text() + "\nimport rt4chart.audit.scores  # noqa\n")
+    target.write_text(target.read_text() + "\nimport rt4chart.auditing.scores  # noqa\n")
     assert violations(root) == [
-        "sibling import: rt4chart.data.columns (rt4chart.data) imports rt4chart.audit.scores (rt4chart.audit)",
+        "sibling import: rt4chart.data.columns (rt4chart.data) imports rt4chart.auditing.scores (rt4chart.auditing)",
         "rt4chart.stray belongs to no room of the layer contract"]

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from rt4chart.audit.manifest import manifest_of
+from rt4chart.auditing.manifest import manifest_of
 from rt4chart.batch.run import run_batch
 from rt4chart.core.config import AuditConfig
 from rt4chart.evaluation.metrics import hallucination_rate

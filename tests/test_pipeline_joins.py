@@ -2,7 +2,7 @@
 import pytest
 
 from rt4chart import audit
-from rt4chart.audit.pipeline import and_join, or_join
+from rt4chart.auditing.pipeline import and_join, or_join
 from rt4chart.core.types import Verdict
 
 E, C, B, U = Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.BASELESS, Verdict.UNVERIFIED

@@ -4,7 +4,7 @@ import pytest
 from rt4chart import audit
 from rt4chart.core.config import AuditConfig
 from rt4chart.evaluation.metrics import auroc, average_precision
-from rt4chart.audit.scores import aggregate, boundary, calibrate
+from rt4chart.auditing.scores import aggregate, boundary, calibrate
 
 CURIE = ("Marie Curie was a physicist and chemist who conducted pioneering research on radioactivity. "
          "She was born in Warsaw in 1867 and moved to Paris in 1891. "
@@ -93,7 +93,7 @@ def test_auroc_and_average_precision_match_hand_computed_values():
 def test_a_claim_just_below_the_boundary_is_not_flagged_by_rounding():
     import math
 
-    from rt4chart.audit.pipeline import claim_score
+    from rt4chart.auditing.pipeline import claim_score
     from rt4chart.core.types import Verdict
 
     raw = claim_score(Verdict.ENTAILED, 1 / (1 + math.exp(4e-6)))  # an entailed margin of -1e-6

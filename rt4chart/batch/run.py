@@ -26,7 +26,7 @@ from rt4chart.judges.base import Judge
 from rt4chart.batch.locks import exclusive_output
 from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.store.rows import StoredRow, pack
-from rt4chart.audit.manifest import manifest_of
+from rt4chart.auditing.manifest import manifest_of
 from rt4chart.store.writer import RunWriter
 
 if TYPE_CHECKING:

@@ -84,14 +84,14 @@ def _build(args) -> tuple:
         raise InputError(str(exc).splitlines()[-1]) from None
     judge = make_judge(args.judge, **options)
     if config.reflect:
-        from rt4chart.audit.reflection import check_supported
+        from rt4chart.auditing.reflection import check_supported
 
         check_supported(judge)
     return judge, config
 
 
 def cmd_audit(args) -> int:
-    from rt4chart.audit.pipeline import audit
+    from rt4chart.auditing.pipeline import audit
     from rt4chart.reporting.text import render_text
 
     if args.context == "-" and args.answer == "-":

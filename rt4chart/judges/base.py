@@ -89,7 +89,7 @@ class Judge(ABC):
         return {}
 
     def score_calibration(self) -> tuple[float, float]:
-        """(a, b) of the Platt calibration of this judge's scores ((1, 0): none); see rt4chart.audit.scores."""
+        """(a, b) of the Platt calibration of this judge's scores ((1, 0): none); see rt4chart.auditing.scores."""
         return (1.0, 0.0)
 
     def endpoint_info(self) -> dict:

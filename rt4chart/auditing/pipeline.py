@@ -4,14 +4,14 @@ from __future__ import annotations
 import time
 from typing import Callable, Optional
 
-from rt4chart.audit.manifest import manifest_of, threshold_of
+from rt4chart.auditing.manifest import manifest_of, threshold_of
 from rt4chart.text.coverage import ensure_coverage
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.text.lexicon import tokenize
-from rt4chart.audit.reflection import check_supported, reflect
+from rt4chart.auditing.reflection import check_supported, reflect
 from rt4chart.text.retrieval import SentenceIndex
-from rt4chart.audit.scores import answer_score, calibrate
+from rt4chart.auditing.scores import answer_score, calibrate
 from rt4chart.text.spans import clip_to, merge_spans
 from rt4chart.text.segment import make_windows, split_sentences
 from rt4chart.core.types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Verdict, Window,

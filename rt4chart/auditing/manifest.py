@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from rt4chart.audit.scores import boundary
+from rt4chart.auditing.scores import boundary
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.types import Manifest
 from rt4chart.core.version import __version__
