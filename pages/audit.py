@@ -5,7 +5,7 @@ from pages import state
 from pages._store import save_single_audit, store
 from pages._shared import audit_config_note, current_judge, enter_through_app, example_record, notice, show_report
 from rt4chart.data.records import InputError, decode_bytes
-from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.auditing.pipeline import audit
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation

@@ -14,7 +14,7 @@ from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.figures import status_figure
 from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.data.records import InputError, records_from_rows
-from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
 from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows

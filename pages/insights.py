@@ -4,7 +4,7 @@ import streamlit as st
 from pages import state
 from pages._shared import current_judge, enter_through_app, notice, text
 from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
-from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.core.errors import JudgeConfigError
 
 enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 

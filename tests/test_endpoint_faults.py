@@ -14,7 +14,7 @@ from rt4chart.batch.rows import audit_record
 from rt4chart.judges.cache import MemoCache
 from rt4chart.core.rows import Record
 from rt4chart.judges.factory import make_judge
-from rt4chart.judges.llm.client import JudgeFatalError
+from rt4chart.core.errors import JudgeFatalError
 
 from .endpoint_server import EndpointServer
 

@@ -7,7 +7,7 @@ from rt4chart import audit
 from rt4chart.judges.cache import MemoCache
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.factory import make_judge
-from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
 from rt4chart.judges.llm.judge import OpenAIJudge
 from rt4chart.core.types import Verdict

@@ -109,7 +109,7 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         for blob in texts + [p.read_bytes().decode("utf-8", "replace") for p in files]:
             assert SECRET not in blob
         # a rejected key (the server echoes it): the run stops with a message that never holds the key
-        from rt4chart.judges.llm.client import JudgeFatalError
+        from rt4chart.core.errors import JudgeFatalError
 
         bad = make_judge("openai", base_url=server.url.replace("/v1", "/nothing"), api_key=SECRET, model="m",
                          use_cache=False, max_attempts=1)

@@ -3,6 +3,8 @@ round cap is reached. Each round's revisions, flips and cost are recorded; an un
 reflection with the last valid verdicts kept and the failure recorded."""
 from __future__ import annotations
 
+from rt4chart.core.errors import JudgeConfigError
+
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.core.types import Claim, ReflectionRound, ReflectionSummary, Verdict
 
@@ -14,7 +16,7 @@ UNSUPPORTED = ("the {name} judge does not reflect: reflection re-asks an LLM jud
 def check_supported(judge: Judge) -> None:
     """Refuse reflection, with the reason, for judges that cannot reflect."""
     if not judge.supports_reflection:
-        raise ValueError(UNSUPPORTED.format(name=judge.name))
+        raise JudgeConfigError(UNSUPPORTED.format(name=judge.name))
 
 
 def reflect(claims: list[Claim], finals: dict[int, Judgement], judge: Judge, audit: AuditInput,

@@ -13,6 +13,8 @@ them in the worker's memory only (never in a task's arguments, which Dask may lo
 """
 from __future__ import annotations
 
+from rt4chart.core.errors import MissingDependencyError
+
 import json
 from collections import deque
 from dataclasses import dataclass
@@ -127,7 +129,7 @@ def connect(address: Optional[str], workers: int):
         import dask
         from distributed import Client, LocalCluster
     except ImportError:
-        raise ValueError("--engine dask needs Dask: pip install 'rt4chart[dask]' (dask[distributed])") from None
+        raise MissingDependencyError("--engine dask needs Dask: pip install 'rt4chart[dask]' (dask[distributed])") from None
 
     if address:
         return Client(address, timeout="30s")

@@ -11,7 +11,7 @@ from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import RowResult
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
-from rt4chart.judges.llm.client import JudgeFatalError
+from rt4chart.core.errors import JudgeFatalError
 from rt4chart.auditing.pipeline import audit
 from rt4chart.core.types import AuditReport, Verdict
 

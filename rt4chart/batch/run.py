@@ -138,7 +138,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     and stored, so the store never misses a row."""
     config = config or AuditConfig()
     if engine not in ENGINES:
-        raise ValueError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+        raise InputError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
     started = time.perf_counter()
     planned = engine == "dask" and plannable(input_path)
     plan = plan_input(input_path, mapping, workers, partition_rows) if planned else None

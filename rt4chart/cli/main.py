@@ -10,9 +10,9 @@ from typing import Optional
 
 from rt4chart.core.version import __version__
 from rt4chart.core.config import AuditConfig
-from rt4chart.data.records import InputError, read_text
+from rt4chart.data.records import read_text
 from rt4chart.judges.factory import JUDGES, make_judge
-from rt4chart.judges.llm.client import JudgeConfigError
+from rt4chart.core.errors import InputError, Rt4chartError
 from rt4chart.judges.llm.openai_client import RESPONSE_MODES
 
 
@@ -41,10 +41,12 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
+EXIT_BUG = 70  # EX_SOFTWARE
 EXIT_CODES = """exit codes:
   0    done, and nothing matched --fail-on
   1    a row failed; or --fail-on matched (e.g. the answer is hallucinated); or bench could not present a score
   2    bad input or usage, or a judge configuration the endpoint refused (key, model, URL)
+  70   an internal error (a bug in rt4chart): the traceback is printed; please report it
   130  interrupted (Ctrl-C)
   141  the reader of standard output went away (e.g. `| head`); nothing is printed
 """
@@ -367,7 +369,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()  # `rt4chart ... | head`: the reader is gone; end quietly
         return 141
-    except (InputError, JudgeConfigError, ValueError, OSError) as exc:
+    except (Rt4chartError, OSError) as exc:  # the user's input, configuration or machine: say what to fix
         if getattr(args, "debug", False):
             traceback.print_exc()
         print(f"rt4chart: error: {exc}", file=sys.stderr)
@@ -375,6 +377,11 @@ def main(argv: Optional[list[str]] = None) -> int:
     except KeyboardInterrupt:
         print("rt4chart: interrupted", file=sys.stderr)
         return 130
+    except Exception:  # anything else is a bug in rt4chart, not the user's mistake
+        traceback.print_exc()
+        print(f"rt4chart: internal error (a bug in rt4chart {__version__}, not in your input): please report it "
+              "with the traceback above", file=sys.stderr)
+        return EXIT_BUG
 
 
 def _quiet_stdout() -> None:

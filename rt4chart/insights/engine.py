@@ -12,6 +12,8 @@ same replies always give the same report.
 """
 from __future__ import annotations
 
+from rt4chart.core.errors import JudgeConfigError
+
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -114,7 +116,7 @@ def rows_from_reports(reports: dict) -> list[AuditedRow]:
 def client_of(judge: Judge) -> ChatClient:
     client = getattr(judge, "client", None)
     if client is None or not isinstance(client, ChatClient):
-        raise ValueError(NEEDS_LLM)
+        raise JudgeConfigError(NEEDS_LLM)
     return client
 
 

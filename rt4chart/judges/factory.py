@@ -1,6 +1,8 @@
 """Build a judge by name; the heavy OpenAI client is imported only when asked for."""
 from __future__ import annotations
 
+from rt4chart.core.errors import JudgeConfigError
+
 from rt4chart.judges.base import Judge
 
 JUDGES = ("offline", "openai")
@@ -17,4 +19,4 @@ def make_judge(name: str = "offline", **options) -> Judge:
         from rt4chart.judges.llm.judge import OpenAIJudge
 
         return OpenAIJudge.from_options(**options)
-    raise ValueError(f"unknown judge {name!r}; choose one of: {', '.join(JUDGES)}")
+    raise JudgeConfigError(f"unknown judge {name!r}; choose one of: {', '.join(JUDGES)}")

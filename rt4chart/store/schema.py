@@ -5,6 +5,8 @@ order, each in its own transaction. A new step is appended to MIGRATIONS, never 
 """
 from __future__ import annotations
 
+from rt4chart.core.errors import StoreError
+
 from typing import Callable
 
 from sqlalchemy import (Boolean, Column, DateTime, Float, Index, Integer, LargeBinary, MetaData, String, Table,
@@ -92,7 +94,7 @@ def migrate(engine: Engine) -> int:
         metadata.create_all(conn, tables=[store_meta])
         before = current_version(conn)
     if before > SCHEMA_VERSION:
-        raise RuntimeError(f"the run store has schema version {before}, newer than this rt4chart knows "
+        raise StoreError(f"the run store has schema version {before}, newer than this rt4chart knows "
                            f"({SCHEMA_VERSION}); upgrade rt4chart")
     for version, step in MIGRATIONS:
         if version <= before:

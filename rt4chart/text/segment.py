@@ -9,6 +9,8 @@ sentences are the ones a single pass would find.
 """
 from __future__ import annotations
 
+from rt4chart.core.errors import InputError
+
 import re
 from functools import lru_cache
 
@@ -99,9 +101,9 @@ def _bounded_spans(tokenizer, body: str):
 def make_windows(n_sentences: int, size: int, stride: int) -> list[Window]:
     """Overlapping windows of `size` sentences every `stride` sentences, covering all sentences."""
     if size < 1 or stride < 1:
-        raise ValueError(f"window size and stride must be >= 1 (got size={size}, stride={stride})")
+        raise InputError(f"window size and stride must be >= 1 (got size={size}, stride={stride})")
     if stride > size:
-        raise ValueError(f"stride {stride} > size {size} would skip sentences; use stride <= size")
+        raise InputError(f"stride {stride} > size {size} would skip sentences; use stride <= size")
     windows: list[Window] = []
     first = 0
     while first < n_sentences:

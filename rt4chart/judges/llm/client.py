@@ -12,23 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Optional
 
-
-class JudgeConfigError(ValueError):
-    """The judge cannot be set up as asked (e.g. no API key); the message says how to fix it."""
-
-
-class JudgeFatalError(JudgeConfigError):
-    """The endpoint refuses the run's configuration (key, model, URL, request shape): no row can succeed,
-    so the run stops instead of marking every row unverified. The message names endpoint, model and fix."""
-
-
-class LLMCallError(RuntimeError):
-    """One call failed after its retries. `reason` names the cause with the server's own words (never the
-    key); `requests` and `failed` count what was sent; `kind` is 'overflow', 'timeout', 'http' or 'network'."""
-
-    def __init__(self, reason: str, requests: int = 0, failed: int = 0, kind: str = "http"):
-        super().__init__(reason)
-        self.reason, self.requests, self.failed, self.kind = reason, requests, failed, kind
+from rt4chart.core.errors import JudgeConfigError, JudgeFatalError, LLMCallError  # noqa: F401 - re-exported
 
 
 @dataclass

@@ -19,7 +19,8 @@ from rt4chart.text.claims import split_claims
 from rt4chart.text.spans import locate, merge_spans
 from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement, ReflectionStep, Usage
-from rt4chart.judges.llm.client import ChatClient, JudgeConfigError, resolve_setting
+from rt4chart.judges.llm.client import ChatClient, resolve_setting
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
 from rt4chart.judges.llm.structured import ask
 from rt4chart.judges.llm.schemas import (Decomposition, Reflection, Verification, decomposition_schema, reflection_schema,

@@ -22,8 +22,9 @@ import time
 from typing import Any, Callable, Optional
 
 from rt4chart.judges.cache import MemoCache, cache_key
-from rt4chart.judges.llm.client import (ChatClient, Completion, JudgeFatalError, LLMCallError, is_overflow, redact,
-                         server_message)
+from rt4chart.judges.llm.client import ChatClient, Completion, is_overflow, redact, server_message
+from rt4chart.core.errors import JudgeConfigError, LLMCallError
+from rt4chart.core.errors import JudgeFatalError
 
 RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 _MODE_REJECTED = re.compile(r"response_format|json_schema|json_object|literal_error|structured output|"
@@ -52,7 +53,7 @@ class OpenAIChatClient(ChatClient):
                  response_mode: Optional[str] = None, context_tokens: Optional[int] = None,
                  discover: bool = True):
         if response_mode is not None and response_mode not in RESPONSE_MODES:
-            raise ValueError(f"unknown response mode {response_mode!r}; choose one of: {', '.join(RESPONSE_MODES)}")
+            raise JudgeConfigError(f"unknown response mode {response_mode!r}; choose one of: {', '.join(RESPONSE_MODES)}")
         self.model = model
         self.base_url = base_url
         self.timeout_s = timeout_s

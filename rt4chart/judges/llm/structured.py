@@ -18,7 +18,8 @@ from pydantic import BaseModel, ValidationError
 
 from rt4chart.judges.llm import prompts
 from rt4chart.judges.base import Usage
-from rt4chart.judges.llm.client import ChatClient, Completion, LLMCallError
+from rt4chart.judges.llm.client import ChatClient, Completion
+from rt4chart.core.errors import LLMCallError
 
 T = TypeVar("T", bound=BaseModel)
 
