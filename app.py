@@ -8,17 +8,17 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")  # local: no
 
 def main() -> None:
     st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=ICON, layout="wide")
-    from pages._shared import judge_sidebar
-    from pages._store import reopen_last_run
+    from app_pages._shared import judge_sidebar
+    from app_pages._store import reopen_last_run
 
     pages = [
-        st.Page("pages/audit.py", title="Audit an answer", icon=":material/fact_check:", default=True),
-        st.Page("pages/batch.py", title="Batch audit", icon=":material/table_view:"),
-        st.Page("pages/metrics.py", title="Dataset metrics", icon=":material/monitoring:"),
-        st.Page("pages/runs.py", title="Runs", icon=":material/history:"),
-        st.Page("pages/compare.py", title="Compare runs", icon=":material/compare_arrows:"),
-        st.Page("pages/insights.py", title="Insights", icon=":material/lightbulb:"),
-        st.Page("pages/settings.py", title="Settings & about", icon=":material/settings:"),
+        st.Page("app_pages/audit.py", title="Audit an answer", icon=":material/fact_check:", default=True),
+        st.Page("app_pages/batch.py", title="Batch audit", icon=":material/table_view:"),
+        st.Page("app_pages/metrics.py", title="Dataset metrics", icon=":material/monitoring:"),
+        st.Page("app_pages/runs.py", title="Runs", icon=":material/history:"),
+        st.Page("app_pages/compare.py", title="Compare runs", icon=":material/compare_arrows:"),
+        st.Page("app_pages/insights.py", title="Insights", icon=":material/lightbulb:"),
+        st.Page("app_pages/settings.py", title="Settings & about", icon=":material/settings:"),
     ]
     navigation = st.navigation(pages)
     judge_sidebar()

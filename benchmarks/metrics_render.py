@@ -31,7 +31,7 @@ SAMPLE = ROOT / "sample_data" / "rag_audit_sample.csv"
 def server_side(n: int) -> None:
     from streamlit.testing.v1 import AppTest
 
-    from pages.state import Dataset, Results
+    from app_pages.state import Dataset, Results
 
     results = list(run_records(read_records(str(SAMPLE)), make_judge("offline")))
     base = [result_row(r, ["model", "task", "gold_hallucinated"]) for r in results]
@@ -40,7 +40,7 @@ def server_side(n: int) -> None:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
     at.session_state["rt4.dataset"] = Dataset("bench", "digest", [], [], mapping)
     at.session_state["rt4.results"] = Results("digest", rows, {}, mapping, {})
-    at.switch_page("pages/metrics.py")
+    at.switch_page("app_pages/metrics.py")
     timings = []
     for _ in range(3):
         started = time.perf_counter()

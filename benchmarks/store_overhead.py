@@ -65,7 +65,7 @@ def app_open(url: str, run_id: str) -> None:
 
     os.environ["RT4CHART_DB"] = url
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
-    at.switch_page("pages/runs.py").run()
+    at.switch_page("app_pages/runs.py").run()
     at.selectbox(key="w.runs.pick").set_value(run_id).run()
     button = next(b for b in at.button if b.label == "Open in the batch page")
     started = time.perf_counter()

@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --dev --browser --postgres
-.venv/bin/ruff check rt4chart pages app.py tests benchmarks sample_data
+.venv/bin/ruff check rt4chart app_pages app.py tests benchmarks sample_data
 .venv/bin/python -m pytest -q "$@"

@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
-PAGES = ["pages/audit.py", "pages/batch.py", "pages/metrics.py", "pages/insights.py", "pages/settings.py"]
+PAGES = ["app_pages/audit.py", "app_pages/batch.py", "app_pages/metrics.py", "app_pages/insights.py", "app_pages/settings.py"]
 
 
 def app() -> AppTest:
@@ -91,24 +91,24 @@ def test_user_text_is_inert_everywhere_on_the_audit_page():
 
 def test_settings_apply_to_every_audit_show_in_the_report_and_survive_page_changes():
     at = app()
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("app_pages/settings.py").run()
     at.number_input(key="w.window_size").set_value(2).run()
     at.number_input(key="w.window_stride").set_value(1).run()
-    at.switch_page("pages/audit.py").run()
+    at.switch_page("app_pages/audit.py").run()
     assert any("Windows of 2 sentences every 1" in c.value for c in at.caption)
     at = click(click(at, "Load an example"), "Audit")
     report = at.session_state["rt4.audit"]["report"]
     assert report.manifest.settings["audit"]["window_size"] == 2
     assert report.coverage.windows == report.coverage.context_sentences - 1  # size 2, stride 1
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("app_pages/settings.py").run()
     assert at.number_input(key="w.window_size").value == 2 and at.number_input(key="w.window_stride").value == 1
 
 
 def test_pasted_texts_survive_a_visit_to_another_page():
     at = app()
     at.text_area(key="w.audit.context").input("The tower is 300 metres tall.").run()
-    at.switch_page("pages/settings.py").run()
-    at.switch_page("pages/audit.py").run()
+    at.switch_page("app_pages/settings.py").run()
+    at.switch_page("app_pages/audit.py").run()
     assert at.text_area(key="w.audit.context").value == "The tower is 300 metres tall."
 
 
@@ -120,7 +120,7 @@ def upload(at: AppTest, name: str, data: bytes) -> AppTest:
 
 def test_columns_are_detected_by_name_words_and_the_mapping_and_results_survive_page_changes():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = upload(at, "logs.csv", rag_logs_csv(12))
     assert at.selectbox(key="w.map.context").value == "retrieved_docs"
     assert at.selectbox(key="w.map.answer").value == "llm_response"
@@ -131,9 +131,9 @@ def test_columns_are_detected_by_name_words_and_the_mapping_and_results_survive_
     at.selectbox(key="w.map.question").set_value(None).run()  # an edit the user made
     at = click(at, "Run batch audit")
     assert len(at.session_state["rt4.results"].rows) == 12
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     assert not at.exception
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     assert at.selectbox(key="w.map.context").value == "retrieved_docs"
     assert at.selectbox(key="w.map.question").value is None  # the edit is kept
     assert at.session_state["rt4.results"] is not None and any("12 of 12 rows shown" in c.value for c in at.caption)
@@ -141,7 +141,7 @@ def test_columns_are_detected_by_name_words_and_the_mapping_and_results_survive_
 
 def test_a_new_dataset_replaces_mapping_results_and_selection_even_under_the_same_name():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(upload(at, "logs.csv", rag_logs_csv(6)), "Run batch audit")
     assert at.session_state["rt4.drill"] == "u0"
     at = upload(at, "logs.csv", rag_logs_csv(4, answer_word="feet").replace(b"uid", b"key_id"))
@@ -155,7 +155,7 @@ def test_a_new_dataset_replaces_mapping_results_and_selection_even_under_the_sam
 
 def test_the_same_bytes_under_another_name_keep_the_results():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(upload(at, "a.csv", rag_logs_csv(3)), "Run batch audit")
     results = at.session_state["rt4.results"]
     at = upload(at, "copy-of-a.csv", rag_logs_csv(3))
@@ -164,7 +164,7 @@ def test_the_same_bytes_under_another_name_keep_the_results():
 
 def test_a_filter_that_shows_no_row_disables_the_downloads_and_says_so():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     at.selectbox(key="w.filter.verdict").set_value("unverified").run()  # the offline judge never fails
     assert any("No rows match the filters" in c.value for c in at.caption)
@@ -174,9 +174,9 @@ def test_a_filter_that_shows_no_row_disables_the_downloads_and_says_so():
 
 def test_metrics_put_headline_figures_first_and_show_gold_beside_the_judge_by_group():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     assert not at.exception
     labels = [m.label for m in at.metric]
     assert labels[:8] == ["Answers audited", "Hallucination rate", "95% interval", "Unverified", "Precision",
@@ -188,9 +188,9 @@ def test_metrics_put_headline_figures_first_and_show_gold_beside_the_judge_by_gr
 
 def test_disagreements_with_gold_open_those_rows_in_the_batch_drill_down():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     from rt4chart.reporting.views import agreement
 
     results = at.session_state["rt4.results"]
@@ -211,7 +211,7 @@ def test_disagreements_with_gold_open_those_rows_in_the_batch_drill_down():
 
 def test_insights_say_once_what_they_need_without_an_llm_judge():
     at = app()
-    at.switch_page("pages/insights.py").run()
+    at.switch_page("app_pages/insights.py").run()
     message = at.info[0].value
     assert "written by an LLM" in message and message.count("LLM") == 1
 
@@ -225,7 +225,7 @@ def test_the_missing_key_error_points_to_the_sidebar_field():
 
 
 def test_the_uploader_limit_is_the_limit_the_app_enforces():
-    from pages._shared import MAX_UPLOAD_MB
+    from app_pages._shared import MAX_UPLOAD_MB
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] == MAX_UPLOAD_MB
@@ -271,9 +271,9 @@ def test_insights_page_lists_items_and_opens_an_example_row():
         at.sidebar.radio(key="w.judge").set_value("openai").run()
         at.text_input(key="w.base_url").input(server.url)
         at.text_input(key="w.api_key").input("sk-local").run()
-        at.switch_page("pages/batch.py").run()
+        at.switch_page("app_pages/batch.py").run()
         at = click(click(at, "Load the demo dataset"), "Run batch audit")
-        at.switch_page("pages/insights.py").run()
+        at.switch_page("app_pages/insights.py").run()
         at = click(at, "Find action items")
         report = at.session_state["insights.report"]
         assert report.items and report.items[0].title == "Unsupported claims" and report.warmup_steps == 10
@@ -295,7 +295,7 @@ def test_a_refused_judge_configuration_stops_the_batch_with_one_message():
         at.sidebar.radio(key="w.judge").set_value("openai").run()
         at.text_input(key="w.base_url").input(server.url)
         at.text_input(key="w.api_key").input("sk-wrong-key-123456").run()
-        at.switch_page("pages/batch.py").run()
+        at.switch_page("app_pages/batch.py").run()
         at = click(click(at, "Load the demo dataset"), "Run batch audit")
         sent = server.chat_requests
     shown = visible_text(at)
@@ -317,7 +317,7 @@ def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_runnin
     from rt4chart.cli.main import main
 
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     assert main(["runs", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
@@ -325,7 +325,7 @@ def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_runnin
     assert main(["batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "o.jsonl"),
                  "--quiet", "--run-name", "from-cli"]) == 0
     at = app()
-    at.switch_page("pages/runs.py").run()
+    at.switch_page("app_pages/runs.py").run()
     assert not at.exception
     cli_run = next(r["id"] for r in json.loads((main(["runs", "list", "--json"]), capsys.readouterr().out)[1])
                    if r["name"] == "from-cli")
@@ -338,24 +338,24 @@ def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_runnin
 
 def test_a_new_browser_session_reopens_the_last_run():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     run_id = at.session_state["rt4.results"].run_id
     reloaded = app()  # a reload is a new session
     assert reloaded.session_state["rt4.results"].run_id == run_id
-    reloaded.switch_page("pages/batch.py").run()
+    reloaded.switch_page("app_pages/batch.py").run()
     assert "Reopened the last run" in visible_text(reloaded) and len(reloaded.session_state["rt4.results"].rows) == 20
 
 
 def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_edits():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     res = at.session_state["rt4.results"]
     row = at.selectbox(key="w.drill").value
     prefix = f"w.review.{res.run_id}.{row}"
     other = app()  # a second browser session on the same run
-    other.switch_page("pages/batch.py").run()
+    other.switch_page("app_pages/batch.py").run()
     other.selectbox(key="w.drill").set_value(row).run()
     at.radio(key=f"{prefix}.0").set_value("judge is wrong").run()
     at.selectbox(key=f"{prefix}.0.verdict").set_value("baseless").run()
@@ -368,7 +368,7 @@ def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_ed
     latest = Store().reviews(res.run_id)
     assert latest[(row, 0)].judge_right is False and latest[(row, 0)].verdict == "baseless"
     assert latest[(row, None)].label == "hallucinated" and latest[(row, None)].note == "second opinion"
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     assert next(m for m in at.metric if m.label == "Rows reviewed").value == "1"
 
 
@@ -387,7 +387,7 @@ def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_sid
     assert main(["batch", str(tmp_path / "v2.csv"), "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name",
                  "v2", "--window-size", "4"]) == 0
     at = app()
-    at.switch_page("pages/compare.py").run()
+    at.switch_page("app_pages/compare.py").run()
     assert not at.exception
     assert [m.label for m in at.metric] == ["Rows compared", "Hallucination rate A", "Hallucination rate B",
                                             "McNemar p"]
@@ -399,18 +399,18 @@ def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_sid
 
 def test_a_threshold_of_ones_own_changes_the_flags_and_the_metrics_show_the_precision_recall_curve():
     at = app()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     default = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
     scores = sorted(r["score"] for r in at.session_state["rt4.results"].rows)
-    at.switch_page("pages/metrics.py").run()
+    at.switch_page("app_pages/metrics.py").run()
     assert any(c.proto.spec and "Precision and recall at every threshold" in c.proto.spec
                for c in at.get("plotly_chart"))
     assert any(m.label == "AUROC (ranking by score)" for m in at.metric)
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("app_pages/settings.py").run()
     at.toggle(key="w.custom_threshold").set_value(True).run()
     at.slider(key="w.threshold").set_value(0.99).run()
-    at.switch_page("pages/batch.py").run()
+    at.switch_page("app_pages/batch.py").run()
     at = click(at, "Run batch audit")
     strict = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
     assert strict == sum(1 for s in scores if s >= 0.99) < default

@@ -126,7 +126,7 @@ def test_a_duplicate_id_is_reported_on_stderr_and_kept(tmp_path):
 ])
 def test_the_dashboard_upload_reader_refuses_bad_files_with_a_message(name, data, message):
     pytest.importorskip("streamlit")
-    from pages._shared import read_upload
+    from app_pages._shared import read_upload
 
     with pytest.raises(InputError, match=message):
         read_upload(name, data)

@@ -103,7 +103,7 @@ def shot(page, name: str) -> None:
 
 
 def test_a_deep_link_into_a_fresh_server_gets_the_app_navigation_and_sidebar(app_url):
-    """Runs first on the module's fresh server: Streamlit's legacy pages/ mode must not take over."""
+    """Runs first on the module's fresh server: a deep link on a fresh server gets the navigation and sidebar."""
     with opened_page(f"{app_url}/batch") as (page, _dialogs):
         page.get_by_role("heading", name="Batch audit").wait_for(timeout=60_000)
         page.get_by_text("Verification backend").wait_for(timeout=30_000)

@@ -4,11 +4,10 @@ settings that differ."""
 import pandas as pd
 import streamlit as st
 
-from pages._shared import enter_through_app, show_report, text
-from pages._store import store
+from app_pages._shared import show_report, text
+from app_pages._store import store
 from rt4chart.runs import comparison
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Compare two runs")
 s = store()

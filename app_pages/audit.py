@@ -1,14 +1,13 @@
 """Page: audit one answer against its context."""
 import streamlit as st
 
-from pages import state
-from pages._store import save_single_audit, store
-from pages._shared import audit_config_note, current_judge, enter_through_app, example_record, notice, show_report
+from app_pages import state
+from app_pages._store import save_single_audit, store
+from app_pages._shared import audit_config_note, current_judge, example_record, notice, show_report
 from rt4chart.data.records import InputError, decode_bytes
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.auditing.pipeline import audit
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Audit an answer")
 st.caption("Paste the retrieved context and the answer; rt4chart traces every claim back to the context.")

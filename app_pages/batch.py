@@ -4,10 +4,10 @@ import time
 import pandas as pd
 import streamlit as st
 
-from pages import state
-from pages._review import review_panel
-from pages._store import save_run
-from pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, enter_through_app, html, notice,
+from app_pages import state
+from app_pages._review import review_panel
+from app_pages._store import save_run
+from app_pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, html, notice,
                            read_upload, sample_bytes, show_report, text)
 from rt4chart.batch.rows import run_records
 from rt4chart.reporting.batch_report import batch_report_html
@@ -19,7 +19,6 @@ from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
 from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 DELIMITERS = {"by extension": None, ", (comma)": ",", "; (semicolon)": ";", "tab": "\t", "| (pipe)": "|"}
 
 

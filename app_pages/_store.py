@@ -8,7 +8,7 @@ from typing import Iterable, Optional
 
 import streamlit as st
 
-from pages import state
+from app_pages import state
 from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.core.config import AuditConfig

@@ -3,13 +3,12 @@ re-running), rename, tag, delete."""
 import pandas as pd
 import streamlit as st
 
-from pages import state
-from pages._shared import enter_through_app, notice
-from pages._store import open_run, store
+from app_pages import state
+from app_pages._shared import notice
+from app_pages._store import open_run, store
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Runs")
 s = store()
@@ -37,10 +36,10 @@ run = by_id[choice]
 c1, c2, c3 = st.columns(3)
 if c1.button("Open in the batch page", type="primary"):
     open_run(run.id)
-    st.switch_page("pages/batch.py")
+    st.switch_page("app_pages/batch.py")
 if c2.button("Compare with another run"):
     st.session_state["w.compare.a"] = run.id
-    st.switch_page("pages/compare.py")
+    st.switch_page("app_pages/compare.py")
 
 with st.expander("Rename, tag or delete"):
     name = st.text_input("Name", value=run.name, key=f"w.runs.name.{run.id}")

@@ -1,11 +1,10 @@
 """Page: settings (kept for the whole session, on every page), cache, version and how the audit works."""
 import streamlit as st
 
-from pages import state
-from pages._shared import cache, enter_through_app, notice
+from app_pages import state
+from app_pages._shared import cache, notice
 from rt4chart.core.version import __version__
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Settings & about")
 st.subheader("Windows of the local verification")

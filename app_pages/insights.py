@@ -1,12 +1,11 @@
 """Page: what should this RAG system fix? Action items from the current batch audit (LLM judge)."""
 import streamlit as st
 
-from pages import state
-from pages._shared import current_judge, enter_through_app, notice, text
+from app_pages import state
+from app_pages._shared import current_judge, notice, text
 from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
 from rt4chart.core.errors import JudgeConfigError
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Insights")
 st.caption("Action items for the team that owns the RAG system, learned from the audited rows: a sequential "
@@ -47,7 +46,7 @@ if report is not None:
             chosen = c_rows.selectbox("Example row", item.rows[:50], key=f"insights.rows.{item.id}")
             if c_open.button("Open in the batch drill-down", key=f"insights.open.{item.id}"):
                 state.set_drill(chosen)
-                st.switch_page("pages/batch.py")
+                st.switch_page("app_pages/batch.py")
     text(", ".join(report.interesting_rows) or "none", "Interesting rows (added something new in the parallel phase):")
     st.caption(f"{report.warmup_steps} warm-up steps · {report.parallel_rows} rows in parallel · "
                f"{report.skipped_rows} rows without issues skipped"

@@ -1,8 +1,8 @@
 """Page: dataset metrics of the current batch audit — headline figures first, then the charts."""
 import streamlit as st
 
-from pages import state
-from pages._shared import enter_through_app, html
+from app_pages import state
+from app_pages._shared import html
 from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
                               rate_by_group_figure, rate_figure,
                               top_contexts, top_issues, verdict_mix_figure)
@@ -11,7 +11,6 @@ from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import gold_scores, reflection_effect
 from rt4chart.reporting.views import agreement
 
-enter_through_app()  # a deep link on a fresh server must still get the app's navigation
 
 st.title("Dataset metrics")
 res = state.results()
@@ -52,7 +51,7 @@ if gold and gold in df:
     if left.button("Open these rows in the batch drill-down", disabled=wanted.empty):
         res.filters["disagreement"] = kind
         state.set_drill(str(wanted["id"].iloc[0]))
-        st.switch_page("pages/batch.py")
+        st.switch_page("app_pages/batch.py")
     right.dataframe(wanted[["id", "status", "contradicted", "baseless", "hallucinated_text"]], hide_index=True,
                     width="stretch", height=220)
 else:
@@ -60,7 +59,7 @@ else:
                "confusion matrix and the judge's disagreements with gold.")
 
 if res.run_id:
-    from pages._store import store
+    from app_pages._store import store
     from rt4chart.runs import agreement_of
 
     agree = agreement_of(store(), store().get_run(res.run_id))

@@ -14,7 +14,7 @@ from typing import Optional
 import pandas as pd
 import streamlit as st
 
-from pages import state
+from app_pages import state
 from rt4chart.judges.cache import MemoCache, default_cache_path
 from rt4chart.data.records import InputError, parse_rows
 from rt4chart.core.rows import Record
@@ -27,21 +27,6 @@ from rt4chart.core.types import AuditReport
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
 MAX_UPLOAD_MB = 25  # also .streamlit/config.toml's server.maxUploadSize
-
-
-def enter_through_app() -> None:
-    """A deep link into a fresh server runs a page directly in Streamlit's legacy `pages/` mode, without
-    app.py's navigation and sidebar; run app.py's navigation instead (it switches the server to
-    `st.navigation` for good and runs the requested page)."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if PagesManager.uses_pages_directory:
-        import importlib.util
-
-        spec = importlib.util.spec_from_file_location("rt4chart_app_entry", ROOT / "app.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)  # app.py calls main(): navigation, sidebar, the requested page
-        st.stop()
 
 
 def html(block: str) -> None:

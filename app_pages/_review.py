@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import state
-from pages._shared import notice
-from pages._store import store
+from app_pages import state
+from app_pages._shared import notice
+from app_pages._store import store
 from rt4chart.core.types import AuditReport
 
 CLAIM_CHOICES = ("not reviewed", "judge is right", "judge is wrong")
