@@ -2,9 +2,8 @@
 and results, saving a batch audit as a run, and reopening the last run after a reload."""
 from __future__ import annotations
 
-import time
 from datetime import datetime
-from typing import Iterable, Optional
+from typing import Optional
 
 import streamlit as st
 
@@ -13,8 +12,8 @@ from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Judge
-from rt4chart.auditing.manifest import manifest_of
-from rt4chart.store import RunInfo, RunWriter, Store, default_url, pack
+from rt4chart.batch.spec import RunSpec
+from rt4chart.store import RunInfo, Store, default_url, pack
 from rt4chart.store.lazy import StoredReports
 
 
@@ -58,21 +57,14 @@ def open_run(run_id: str) -> RunInfo:
     return run
 
 
-def save_run(name: str, results: Iterable[tuple[int, RowResult]], judge: Judge, config: AuditConfig,
-             mapping: dict, started: float) -> Optional[RunInfo]:
-    """Store an app batch audit as a run; a store that fails is said, and the results stay on screen."""
-    try:
-        s = store()
-        stamp = datetime.now().strftime("%Y-%m-%d %H:%M")
-        run = s.create_run(f"{name} {stamp}", judge=judge.name, model=judge.model, source=name,
-                           manifest=manifest_of(judge, config).model_dump(mode="json"), mapping=mapping)
-        writer = RunWriter(s, run, batch_rows=500)
-        for position, row in results:
-            writer.add(pack(position, row))
-        return writer.finish(time.perf_counter() - started, manifest=manifest_of(judge, config).model_dump(mode="json"))
-    except Exception as exc:  # noqa: BLE001 - the audit is done; only keeping it failed
-        st.session_state["rt4.store_error"] = f"The run could not be stored ({type(exc).__name__}: {exc})."
-        return None
+def run_spec_of(judge: Judge, config: AuditConfig, mapping: dict, dataset) -> RunSpec:
+    """The app batch's settings as the engine's one value: the session's judge, settings and cache, and the
+    app's run store, the run named after the dataset and the time."""
+    from app_pages._shared import cache
+
+    name = dataset.name.rsplit(" 20", 1)[0] if dataset.run_id else dataset.name
+    return RunSpec(judge=judge, config=config, cache=cache(), mapping=mapping, store=store(),
+                   run_name=f"{name} {datetime.now().strftime('%Y-%m-%d %H:%M')}")
 
 
 def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> RunInfo:

@@ -6,10 +6,10 @@ import streamlit as st
 
 from app_pages import state
 from app_pages._review import review_panel
-from app_pages._store import save_run
-from app_pages._shared import (SAMPLE_CSV, audit_config_note, cache, current_judge, html, notice,
+from app_pages._store import run_spec_of
+from app_pages._shared import (SAMPLE_CSV, audit_config_note, current_judge, html, notice,
                            read_upload, sample_bytes, show_report, text)
-from rt4chart.batch.rows import run_records
+from rt4chart.batch.stored import StoredBatch
 from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.figures import status_figure
 from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
@@ -105,10 +105,10 @@ if st.button("Run batch audit", type="primary"):
         bar = st.progress(0.0, text="Starting…")
         started = time.perf_counter()
         extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
-        rows, reports, finished = [], {}, []
+        rows, reports = [], {}
+        batch = StoredBatch(records, run_spec_of(judge, config, dict(m), ds), source=ds.name)
         try:
-            for done, row in enumerate(run_records(records, judge, config, cache=cache()), 1):
-                finished.append((done - 1, row))
+            for done, row in enumerate(batch, 1):
                 rows.append(result_row(row, extra))
                 if row.report is not None:
                     reports[row.record.id] = row.report
@@ -120,8 +120,9 @@ if st.button("Run batch audit", type="primary"):
         else:
             bar.progress(1.0, text=f"Done: {len(records)} rows in {time.perf_counter() - started:.1f} s")
             manifest = next(iter(reports.values())).manifest.model_dump() if reports else {}
-            run = save_run(ds.name.rsplit(" 20", 1)[0] if ds.run_id else ds.name, finished, judge, config, dict(m),
-                           started)
+            run = batch.run
+            if batch.store_error:
+                st.session_state["rt4.store_error"] = batch.store_error
             state.set_results(state.Results(
                 digest=ds.digest, rows=rows, reports=reports, mapping=dict(m),
                 answers={r.id: r.answer for r in records},

@@ -12,9 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional, TextIO
 
-from rt4chart.core.version import __version__
-from rt4chart.batch.rows import run_records
-from rt4chart.judges.cache import MemoCache
 from rt4chart.core.config import AuditConfig
 from rt4chart.data.predictions import output_line, row_status
 from rt4chart.core.errors import InputError
@@ -26,11 +23,12 @@ from rt4chart.judges.base import Judge
 from rt4chart.batch.locks import exclusive_output
 from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.store.rows import StoredRow, pack
-from rt4chart.auditing.manifest import manifest_of
 from rt4chart.store.writer import RunWriter
+from rt4chart.batch.spec import RunSpec
+from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
 
 if TYPE_CHECKING:
-    from rt4chart.store.store import Store
+    pass
 
 
 @dataclass
@@ -49,33 +47,18 @@ class BatchSummary:
     run_name: Optional[str] = None
 
 
-def run_settings(judge: Judge, config: AuditConfig) -> dict:
-    return {"version": __version__, "judge": judge.name, "model": judge.model, "judge_settings": judge.settings(),
-            "config": config.model_dump()}
-
-
-ENGINES = ("local", "dask")
-
-
-def _lines(rows: Iterator[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
-           cache: Optional[MemoCache], keep: bool = False) -> Iterator[tuple[int, str, str, Optional["StoredRow"]]]:
+def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
+           writer: Optional[RunWriter]) -> Iterator[tuple[int, str, str, Optional[StoredRow]]]:
     """(position, output line, status, stored row or None) per row, in input order, from the local engine;
-    with `keep`, each row is also packed for the run store."""
-    if workers > 1 and not judge.makes_calls:  # a computing judge: processes, not threads under the GIL
+    with a `writer`, each row is also packed for the run store."""
+    if spec.workers > 1 and not spec.judge.makes_calls:  # a computing judge: processes, not threads under the GIL
         from rt4chart.batch.local_pool import process_lines
 
-        yield from process_lines(rows, judge, config, workers, keep, str(cache.path) if cache else None)
+        yield from process_lines(rows, spec.judge, spec.config, spec.workers, writer is not None,
+                                 str(spec.cache.path) if spec.cache else None)
         return
-    positions: dict[int, int] = {}
-
-    def records() -> Iterator[Record]:
-        for position, record in rows:
-            positions[id(record)] = position
-            yield record
-
-    for row in run_records(records(), judge, config, workers=workers, cache=cache):
-        position = positions.pop(id(row.record))
-        yield position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None
+    for position, row, _stored in audited_rows(rows, spec, None):
+        yield position, json_line(output_line(row)), row_status(row), pack(position, row) if writer else None
 
 
 def is_stream(output_path: str) -> bool:
@@ -87,20 +70,6 @@ def is_stream(output_path: str) -> bool:
     except OSError:
         return False
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
-
-
-def _run_writer(store: "Store", fingerprint: str, judge: Judge, config: AuditConfig, input_path: str,
-                mapping: Optional[dict], run_name: Optional[str], resume: bool) -> "RunWriter":
-    """The stored run to write into: the unfinished run of the same input and settings when resuming,
-    else a new one."""
-    from datetime import datetime
-
-    run = store.unfinished_run(fingerprint) if resume else None
-    if run is None:
-        name = run_name or f"{Path(input_path).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
-        run = store.create_run(name, judge=judge.name, model=judge.model, source=str(input_path),
-                               manifest=manifest_of(judge, config).model_dump(mode="json"), mapping=mapping or {}, fingerprint=fingerprint)
-    return RunWriter(store, run)
 
 
 class _Ordered:
@@ -122,11 +91,15 @@ class _Ordered:
 
 
 def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[AuditConfig] = None,
-              workers: int = 1, journal_path: Optional[str] = None, resume: bool = True,
-              cache: Optional[MemoCache] = None, progress: Optional[Callable[[int, int], None]] = None,
-              mapping: Optional[dict] = None, engine: str = "local", dask_address: Optional[str] = None,
-              partition_rows: Optional[int] = None, delimiter: Optional[str] = None, store: Optional["Store"] = None,
-              run_name: Optional[str] = None) -> BatchSummary:
+              journal_path: Optional[str] = None, resume: bool = True,
+              progress: Optional[Callable[[int, int], None]] = None, **options) -> BatchSummary:
+    """`run_spec` with a `RunSpec` made of `judge`, `config` and `options` (its fields)."""
+    return run_spec(input_path, output_path, RunSpec(judge=judge, config=config or AuditConfig(), **options),
+                    journal_path=journal_path, resume=resume, progress=progress)
+
+
+def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Optional[str] = None,
+             resume: bool = True, progress: Optional[Callable[[int, int], None]] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
     '-' is standard output). `progress(done, total)` is called after each row.
 
@@ -136,13 +109,11 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
     settings skips the rows already done. With a `store`, the run is kept there (rows written in batches);
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
-    config = config or AuditConfig()
-    if engine not in ENGINES:
-        raise InputError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
+    judge, config, mapping, store, engine = spec.judge, spec.config, spec.mapping, spec.store, spec.engine
     started = time.perf_counter()
     planned = engine == "dask" and plannable(input_path)
-    plan = plan_input(input_path, mapping, workers, partition_rows) if planned else None
-    table = None if planned else open_table(input_path, delimiter)
+    plan = plan_input(input_path, mapping, spec.workers, spec.partition_rows) if planned else None
+    table = None if planned else open_table(input_path, spec.delimiter)
     count = plan.count if planned else table.count
     summary = BatchSummary()
     stream = is_stream(output_path)
@@ -152,15 +123,14 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
         journal = writer = None
         fingerprint = ""
         if journal_path or store is not None:
-            fingerprint = run_fingerprint(file_digest(input_path), {**run_settings(judge, config),
-                                                                     "mapping": mapping, "delimiter": delimiter})
+            fingerprint = run_fingerprint(file_digest(input_path), {**spec.settings(), "mapping": mapping,
+                                                                     "delimiter": spec.delimiter})
         if journal_path:
             journal = Journal(journal_path, fingerprint)
             stack.callback(journal.close)
         done = journal.done_positions() if (journal and resume) else set()
-        if store is not None:
-            writer = _run_writer(store, fingerprint, judge, config, input_path, mapping, run_name,
-                                 resume=bool(journal and resume))
+        writer = open_writer(spec, input_path, fingerprint, resume=bool(journal and resume))
+        if store is not None and writer is not None:
             summary.run_id, summary.run_name = writer.run.id, writer.run.name
             done &= store.stored_positions(writer.run.id)
         summary.resumed = len(done)
@@ -185,11 +155,11 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                 summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
                 parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
             else:  # CSV/TSV: the driver reads the rows and ships them
-                parts = chunks(todo(), partition_rows or 200)
-            results = dask_lines(parts, judge, config, secrets, dask_address, workers,
+                parts = chunks(todo(), spec.partition_rows or 200)
+            results = dask_lines(parts, judge, config, secrets, spec.dask_address, spec.workers,
                                  plan.roles if planned else None, writer.run.id if writer is not None else None)
         else:
-            results = _lines(todo(), judge, config, workers, cache, keep=writer is not None)
+            results = _lines(todo(), spec, writer)
         if stream:
             out: TextIO = sys.stdout
         else:
@@ -221,7 +191,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
         if writer is not None:
-            writer.finish(time.perf_counter() - started, manifest=manifest_of(judge, config).model_dump(mode="json"))
+            writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
         out.flush()
         if not stream:
             out.close()

@@ -153,7 +153,8 @@ def _mapping(args) -> dict:
 
 def cmd_predict(args) -> int:
     """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
-    from rt4chart.batch.run import is_stream, run_batch
+    from rt4chart.batch.run import is_stream, run_spec
+    from rt4chart.batch.spec import RunSpec
     from rt4chart.judges.cache import MemoCache
 
     judge, config = _build(args)
@@ -178,11 +179,11 @@ def cmd_predict(args) -> int:
 
         store = Store()
     try:
-        summary = run_batch(args.input, args.output, judge, config, workers=args.workers, journal_path=journal,
-                            resume=not getattr(args, "restart", False), cache=cache, progress=bar,
-                            mapping=_mapping(args), engine=engine, dask_address=getattr(args, "dask_address", None),
-                            partition_rows=partition_rows, delimiter=args.delimiter, store=store,
-                            run_name=getattr(args, "run_name", None))
+        spec = RunSpec(judge=judge, config=config, workers=args.workers, cache=cache, mapping=_mapping(args),
+                       delimiter=args.delimiter, engine=engine, dask_address=getattr(args, "dask_address", None),
+                       partition_rows=partition_rows, store=store, run_name=getattr(args, "run_name", None))
+        summary = run_spec(args.input, args.output, spec, journal_path=journal,
+                           resume=not getattr(args, "restart", False), progress=bar)
     finally:
         bar.close()
     where = "standard output" if is_stream(args.output) else args.output

@@ -1,0 +1,89 @@
+"""Audited rows on their way to the run store: the one local engine that the CLI's batch (around which it
+adds the file lock, the journal and the output file) and the app's batch both run."""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from rt4chart.auditing.manifest import manifest_of
+from rt4chart.batch.rows import run_records
+from rt4chart.batch.spec import RunSpec
+from rt4chart.core.rows import Record, RowResult
+from rt4chart.store.rows import StoredRow, pack
+from rt4chart.store.store import RunInfo
+from rt4chart.store.writer import RunWriter
+
+
+def run_manifest(spec: RunSpec) -> dict:
+    return manifest_of(spec.judge, spec.config).model_dump(mode="json")
+
+
+def open_writer(spec: RunSpec, source: str, fingerprint: str = "", resume: bool = False,
+                batch_rows: int = 200) -> Optional[RunWriter]:
+    """The stored run to write into (None without a store): the unfinished run of the same input and settings
+    when resuming, else a new one named `spec.run_name` or after the source and the time."""
+    if spec.store is None:
+        return None
+    run = spec.store.unfinished_run(fingerprint) if (resume and fingerprint) else None
+    if run is None:
+        name = spec.run_name or f"{Path(source).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
+        run = spec.store.create_run(name, judge=spec.judge.name, model=spec.judge.model, source=str(source),
+                                    manifest=run_manifest(spec), mapping=spec.mapping or {}, fingerprint=fingerprint)
+    return RunWriter(spec.store, run, batch_rows=batch_rows)
+
+
+def audited_rows(rows: Iterable[tuple[int, Record]], spec: RunSpec,
+                 writer: Optional[RunWriter] = None) -> Iterator[tuple[int, RowResult, Optional[StoredRow]]]:
+    """(position, row, stored row) per record, in input order, with up to `spec.workers` threads; with a
+    `writer`, each row is handed to the store before it is yielded."""
+    positions: dict[int, int] = {}
+
+    def records() -> Iterator[Record]:
+        for position, record in rows:
+            positions[id(record)] = position
+            yield record
+
+    for row in run_records(records(), spec.judge, spec.config, workers=spec.workers, cache=spec.cache):
+        position = positions.pop(id(row.record))
+        stored = pack(position, row) if writer is not None else None
+        if writer is not None and stored is not None:
+            writer.add(stored)
+        yield position, row, stored
+
+
+class StoredBatch:
+    """Audit `records` in order and keep them as one run of `spec.store` (when set): iterating yields each
+    row as it is done; once the last row is stored the run is finished (time, manifest) and is `self.run`.
+    A store that fails does not stop the audit: the rows go on, `store_error` says what failed, and `run`
+    stays None. A batch abandoned midway leaves its run `running` with the rows stored so far."""
+
+    def __init__(self, records: Iterable[Record], spec: RunSpec, source: str):
+        self.records, self.spec, self.source = records, spec, source
+        self.run: Optional[RunInfo] = None
+        self.store_error: Optional[str] = None
+
+    def _failed(self, exc: Exception) -> None:
+        self.store_error = f"The run could not be stored ({type(exc).__name__}: {exc})."
+
+    def __iter__(self) -> Iterator[RowResult]:
+        started = time.perf_counter()
+        writer: Optional[RunWriter] = None
+        try:
+            writer = open_writer(self.spec, self.source, batch_rows=500)
+        except Exception as exc:  # noqa: BLE001 - keeping the run failed, auditing goes on
+            self._failed(exc)
+        for position, row, _stored in audited_rows(enumerate(self.records), self.spec):
+            if writer is not None:
+                try:
+                    writer.add(pack(position, row))
+                except Exception as exc:  # noqa: BLE001
+                    writer = None
+                    self._failed(exc)
+            yield row
+        if writer is not None:
+            try:
+                self.run = writer.finish(time.perf_counter() - started, manifest=run_manifest(self.spec))
+            except Exception as exc:  # noqa: BLE001
+                self._failed(exc)
