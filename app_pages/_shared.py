@@ -15,14 +15,24 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import state
-from rt4chart.judges.cache import MemoCache, default_cache_path
-from rt4chart.data.records import InputError, parse_rows
 from rt4chart.core.rows import Record
-from rt4chart.data.tables import Table, table_from_bytes
-from rt4chart.judges.factory import make_judge
-from rt4chart.reporting.html import (CSS, answer_html, banner_html, claims_table_html, context_html, coverage_text,
-                             legend_html, notice_html, plain_html, report_html)
 from rt4chart.core.types import AuditReport
+from rt4chart.data.records import InputError, parse_rows
+from rt4chart.data.tables import Table, table_from_bytes
+from rt4chart.judges.cache import MemoCache, default_cache_path
+from rt4chart.judges.factory import make_judge
+from rt4chart.reporting.html import (
+    CSS,
+    answer_html,
+    banner_html,
+    claims_table_html,
+    context_html,
+    coverage_text,
+    legend_html,
+    notice_html,
+    plain_html,
+    report_html,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"

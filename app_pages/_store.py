@@ -8,11 +8,11 @@ from typing import Optional
 import streamlit as st
 
 from app_pages import state
+from rt4chart.batch.spec import RunSpec
+from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
-from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Judge
-from rt4chart.batch.spec import RunSpec
 from rt4chart.store import RunInfo, Store, default_url, pack
 from rt4chart.store.lazy import StoredReports
 

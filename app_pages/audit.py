@@ -2,12 +2,11 @@
 import streamlit as st
 
 from app_pages import state
-from app_pages._store import save_single_audit, store
 from app_pages._shared import audit_config_note, current_judge, example_record, notice, show_report
-from rt4chart.data.records import InputError, decode_bytes
-from rt4chart.core.errors import JudgeConfigError
+from app_pages._store import save_single_audit, store
 from rt4chart.auditing.pipeline import audit
-
+from rt4chart.core.errors import JudgeConfigError
+from rt4chart.data.records import InputError, decode_bytes
 
 st.title("Audit an answer")
 st.caption("Paste the retrieved context and the answer; rt4chart traces every claim back to the context.")

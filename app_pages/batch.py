@@ -6,15 +6,24 @@ import streamlit as st
 
 from app_pages import state
 from app_pages._review import review_panel
+from app_pages._shared import (
+    SAMPLE_CSV,
+    audit_config_note,
+    current_judge,
+    html,
+    notice,
+    read_upload,
+    sample_bytes,
+    show_report,
+    text,
+)
 from app_pages._store import run_spec_of
-from app_pages._shared import (SAMPLE_CSV, audit_config_note, current_judge, html, notice,
-                           read_upload, sample_bytes, show_report, text)
 from rt4chart.batch.stored import StoredBatch
-from rt4chart.reporting.batch_report import batch_report_html
-from rt4chart.reporting.figures import status_figure
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.data.records import InputError, records_from_rows
-from rt4chart.core.errors import JudgeConfigError
+from rt4chart.reporting.batch_report import batch_report_html
+from rt4chart.reporting.figures import status_figure
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
 from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows

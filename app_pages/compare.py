@@ -8,7 +8,6 @@ from app_pages._shared import show_report, text
 from app_pages._store import store
 from rt4chart.runs import comparison
 
-
 st.title("Compare two runs")
 s = store()
 runs = s.list_runs()

@@ -3,9 +3,8 @@ import streamlit as st
 
 from app_pages import state
 from app_pages._shared import current_judge, notice, text
-from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
 from rt4chart.core.errors import JudgeConfigError
-
+from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
 
 st.title("Insights")
 st.caption("Action items for the team that owns the RAG system, learned from the audited rows: a sequential "

@@ -3,14 +3,21 @@ import streamlit as st
 
 from app_pages import state
 from app_pages._shared import html
-from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, precision_recall_figure,
-                              rate_by_group_figure, rate_figure,
-                              top_contexts, top_issues, verdict_mix_figure)
 from rt4chart.evaluation.metrics import fmt, hallucination_rate
+from rt4chart.reporting.figures import (
+    claims_per_answer_figure,
+    confusion_figure,
+    frame,
+    precision_recall_figure,
+    rate_by_group_figure,
+    rate_figure,
+    top_contexts,
+    top_issues,
+    verdict_mix_figure,
+)
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import gold_scores, reflection_effect
 from rt4chart.reporting.views import agreement
-
 
 st.title("Dataset metrics")
 res = state.results()

@@ -9,7 +9,6 @@ from app_pages._store import open_run, store
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
 
-
 st.title("Runs")
 s = store()
 st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run store {safe_url(s.url)} "

@@ -5,7 +5,6 @@ from app_pages import state
 from app_pages._shared import cache, notice
 from rt4chart.core.version import __version__
 
-
 st.title("Settings & about")
 st.subheader("Windows of the local verification")
 st.caption("These settings apply to every audit of this session (single answers and batches), show in each "

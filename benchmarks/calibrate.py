@@ -15,8 +15,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rt4chart.bench import load_gold, run_bench  # noqa: E402
-from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings  # noqa: E402
 from rt4chart.evaluation.metrics import score  # noqa: E402
+from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings  # noqa: E402
 
 GRID = {"baseless_ratio": [0.3, 0.4, 0.5], "min_unsupported_weight": [2.0, 3.0, 4.0], "evidence_k": [2, 3, 4]}
 FILES = ["ragtruth_dev.jsonl", "faithbench_dev.jsonl", "halueval_qa_dev.jsonl"]

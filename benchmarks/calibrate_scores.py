@@ -16,11 +16,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from rt4chart.auditing.scores import calibrate  # noqa: E402
 from rt4chart.batch.rows import run_records  # noqa: E402
 from rt4chart.data.records import records_from_rows  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 from rt4chart.judges.offline.judge import OfflineSettings  # noqa: E402
-from rt4chart.auditing.scores import calibrate  # noqa: E402
 
 FILES = ["ragtruth", "faithbench", "halueval_qa"]
 SLOPES = [round(0.05 * k, 2) for k in range(1, 41)]

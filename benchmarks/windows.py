@@ -11,13 +11,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from rt4chart.auditing.pipeline import prepare  # noqa: E402
 from rt4chart.bench import load_gold, run_bench  # noqa: E402
 from rt4chart.core.config import AuditConfig  # noqa: E402
-from rt4chart.text.claims import split_claims  # noqa: E402
 from rt4chart.judges.llm.dry_run import DryRunClient  # noqa: E402
 from rt4chart.judges.llm.judge import OpenAIJudge  # noqa: E402
+from rt4chart.text.claims import split_claims  # noqa: E402
 from rt4chart.text.lexicon import tokenize  # noqa: E402
-from rt4chart.auditing.pipeline import prepare  # noqa: E402
 from rt4chart.text.segment import make_windows  # noqa: E402
 
 GRID = [(3, 2), (4, 2), (6, 3), (8, 4), (12, 6), (20, 10)]

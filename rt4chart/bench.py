@@ -7,13 +7,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from rt4chart.core.config import AuditConfig
 from rt4chart.batch.rows import run_records
-from rt4chart.data.predictions import output_line
+from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import InputError
+from rt4chart.data.predictions import output_line
 from rt4chart.data.records import iter_rows, records_from_rows
-from rt4chart.judges.base import Judge
 from rt4chart.evaluation.metrics import Scores, as_bool, fmt, score
+from rt4chart.judges.base import Judge
 
 
 @dataclass
@@ -107,7 +107,7 @@ def group_scores(gold: list[dict], preds: dict[str, dict], strict: bool) -> dict
 
 
 def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = None, strict: bool = False,
-              progress: Optional[Callable[[int], None]] = None, workers: int = 1) -> BenchResult:
+              progress: Optional[Callable[[], None]] = None, workers: int = 1) -> BenchResult:
     """Audit every gold record (question from `meta.question`) and score the predictions."""
     preds: list[dict] = []
     errors: list[str] = []

@@ -3,5 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh --dev --browser --postgres
-.venv/bin/ruff check rt4chart app_pages app.py tests benchmarks sample_data
+.venv/bin/ruff check rt4chart app_pages app.py tests benchmarks sample_data training
+.venv/bin/mypy
 .venv/bin/python -m pytest -q "$@"

@@ -3,13 +3,13 @@ import pytest
 
 pytest.importorskip("streamlit")
 import csv  # noqa: E402
-import json  # noqa: E402
 import io  # noqa: E402
+import json  # noqa: E402
 import re  # noqa: E402
-import tomllib  # noqa: E402
 from html import unescape  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import tomllib  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,11 +5,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rt4chart import audit
-from rt4chart.data.records import InputError, read_records
 from rt4chart.core.types import AuditReport
+from rt4chart.data.records import InputError, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -157,8 +157,8 @@ def tricky_jsonl(path: Path) -> None:
 
 
 def test_workers_reading_their_own_partitions_build_exactly_the_local_records(tmp_path):
-    from rt4chart.data.records import iter_records
     from rt4chart.batch.partitions import plan_input, read_partition
+    from rt4chart.data.records import iter_records
 
     source = tmp_path / "in.jsonl"
     tricky_jsonl(source)

@@ -11,10 +11,10 @@ import pytest
 
 from rt4chart import audit
 from rt4chart.batch.rows import audit_record
-from rt4chart.judges.cache import MemoCache
-from rt4chart.core.rows import Record
-from rt4chart.judges.factory import make_judge
 from rt4chart.core.errors import JudgeFatalError
+from rt4chart.core.rows import Record
+from rt4chart.judges.cache import MemoCache
+from rt4chart.judges.factory import make_judge
 
 from .endpoint_server import EndpointServer
 

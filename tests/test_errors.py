@@ -5,8 +5,15 @@ from __future__ import annotations
 import pytest
 
 from rt4chart.cli import main as cli
-from rt4chart.core.errors import (InputError, JudgeConfigError, JudgeFatalError, LLMCallError,
-                                  MissingDependencyError, Rt4chartError, StoreError)
+from rt4chart.core.errors import (
+    InputError,
+    JudgeConfigError,
+    JudgeFatalError,
+    LLMCallError,
+    MissingDependencyError,
+    Rt4chartError,
+    StoreError,
+)
 from rt4chart.judges.factory import make_judge
 
 

@@ -2,11 +2,18 @@
 import json
 
 from rt4chart.batch.rows import run_records
-from rt4chart.reporting.figures import (claims_per_answer_figure, confusion_figure, frame, rate_by_group_figure, rate_figure,
-                              top_issues, verdict_mix_figure)
 from rt4chart.core.rows import Record
-from rt4chart.judges.factory import make_judge
 from rt4chart.evaluation.metrics import wilson_interval
+from rt4chart.judges.factory import make_judge
+from rt4chart.reporting.figures import (
+    claims_per_answer_figure,
+    confusion_figure,
+    frame,
+    rate_by_group_figure,
+    rate_figure,
+    top_issues,
+    verdict_mix_figure,
+)
 from rt4chart.reporting.rows import gold_scores, result_row, to_csv, to_jsonl
 
 RECORDS = [Record(id=str(i), context="The lake is 40 metres deep.", answer=a, extra={"model": m, "gold": g})

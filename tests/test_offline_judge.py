@@ -2,8 +2,8 @@
 import pytest
 
 from rt4chart import audit
-from rt4chart.text.lexicon import tokenize
 from rt4chart.core.types import Verdict
+from rt4chart.text.lexicon import tokenize
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
            "The bridge was designed by Joseph Strauss. Tolls are not collected from southbound drivers.")

@@ -77,6 +77,7 @@ def test_reflection_and_insights_over_http_end_to_end(tmp_path, capsys):
     import json as _json
 
     from rt4chart.cli.main import main
+
     from .fault_server import FaultServer
 
     server = FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()

@@ -4,11 +4,11 @@ import json
 import pytest
 
 from rt4chart import audit
-from rt4chart.judges.cache import MemoCache
 from rt4chart.core.config import AuditConfig
-from rt4chart.judges.llm.openai_client import OpenAIChatClient
-from rt4chart.judges.llm.judge import OpenAIJudge
 from rt4chart.core.types import Verdict
+from rt4chart.judges.cache import MemoCache
+from rt4chart.judges.llm.judge import OpenAIJudge
+from rt4chart.judges.llm.openai_client import OpenAIChatClient
 
 from .fakes import FakeOpenAI, default_reply
 

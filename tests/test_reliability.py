@@ -95,10 +95,10 @@ def test_the_api_key_never_appears_in_any_output(tmp_path, capfd):
         judge = make_judge("openai", base_url=server.url, api_key=SECRET, model="m", cache=cache)
         run_batch(str(source), str(out), judge, journal_path=str(tmp_path / "journal.sqlite3"), cache=cache)
         from rt4chart import audit
-        from rt4chart.reporting.html import report_html
-        from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
         from rt4chart.batch.rows import audit_record
         from rt4chart.core.rows import Record
+        from rt4chart.reporting.html import report_html
+        from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
 
         report = audit("The gauge reads 7 units.", "The gauge reads 7 units.", judge=judge)
         row = result_row(audit_record(Record("x", report.context, report.answer), judge, None))
@@ -133,8 +133,8 @@ def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_pa
             return default_reply(name, prompt)
         return "{broken" if n < 6 else default_reply(name, prompt)
     fake = FakeOpenAI(flaky)
-    from rt4chart.judges.llm.openai_client import OpenAIChatClient
     from rt4chart.judges.llm.judge import OpenAIJudge
+    from rt4chart.judges.llm.openai_client import OpenAIChatClient
 
     judge = OpenAIJudge(OpenAIChatClient("m", client=fake, sleep=lambda s: None))
     cache = MemoCache(tmp_path / "reports.sqlite3")

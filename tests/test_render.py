@@ -2,7 +2,8 @@
 import re
 from html import unescape
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rt4chart import audit
 from rt4chart.reporting.html import answer_html, context_html, paint, report_html

@@ -2,9 +2,9 @@
 import pytest
 
 from rt4chart import audit
+from rt4chart.auditing.scores import aggregate, boundary, calibrate
 from rt4chart.core.config import AuditConfig
 from rt4chart.evaluation.metrics import auroc, average_precision
-from rt4chart.auditing.scores import aggregate, boundary, calibrate
 
 CURIE = ("Marie Curie was a physicist and chemist who conducted pioneering research on radioactivity. "
          "She was born in Warsaw in 1867 and moved to Paris in 1891. "

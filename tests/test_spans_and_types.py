@@ -1,9 +1,10 @@
 """Span helpers and the JSON round-trip of reports."""
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rt4chart import audit
-from rt4chart.text.spans import clip_to, locate, merge_spans
 from rt4chart.core.types import AuditReport, Span
+from rt4chart.text.spans import clip_to, locate, merge_spans
 
 
 def S(a, b):

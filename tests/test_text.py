@@ -1,7 +1,7 @@
 """Segmentation keeps exact offsets and handles the usual traps of real text."""
-from hypothesis import given, settings, strategies as st
-
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rt4chart.text.segment import make_windows, split_sentences
 

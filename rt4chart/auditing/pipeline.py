@@ -5,17 +5,27 @@ import time
 from typing import Callable, Optional
 
 from rt4chart.auditing.manifest import manifest_of, threshold_of
-from rt4chart.text.coverage import ensure_coverage
-from rt4chart.core.config import AuditConfig
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
-from rt4chart.text.lexicon import tokenize
 from rt4chart.auditing.reflection import check_supported, reflect
-from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.auditing.scores import answer_score, calibrate
-from rt4chart.text.spans import clip_to, merge_spans
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.types import (
+    AnswerStatus,
+    AuditReport,
+    Claim,
+    ClaimResult,
+    Coverage,
+    Evidence,
+    Relation,
+    Verdict,
+    Window,
+    WindowVerdict,
+)
+from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.text.coverage import ensure_coverage
+from rt4chart.text.lexicon import tokenize
+from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.text.segment import make_windows, split_sentences
-from rt4chart.core.types import (AuditReport, Claim, ClaimResult, Coverage, Evidence, Verdict, Window,
-                    WindowVerdict)
+from rt4chart.text.spans import clip_to, merge_spans
 
 _OR_PRIORITY = (Verdict.CONTRADICTED, Verdict.ENTAILED, Verdict.UNVERIFIED, Verdict.BASELESS)
 
@@ -29,7 +39,7 @@ def or_join(verdicts: list[Verdict]) -> Verdict:
     return Verdict.BASELESS
 
 
-def and_join(verdicts: list[Verdict], flagged: Optional[bool] = None) -> tuple[str, Optional[bool]]:
+def and_join(verdicts: list[Verdict], flagged: Optional[bool] = None) -> tuple[AnswerStatus, Optional[bool]]:
     """Answer-level status: the answer is hallucinated when its score reaches the threshold (`flagged`), or,
     without a score, when any claim is contradicted/baseless; otherwise a failed claim makes it unverified,
     never faithful."""
@@ -73,8 +83,9 @@ def route_claims(claims: list[Claim], windows: list[Window], audit: AuditInput,
 
 def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
     items = []
-    for relation, ids in (("contradicts", judgement.contradicting), ("supports", judgement.supporting),
-                          ("nearest", judgement.nearest)):
+    relations: tuple[tuple[Relation, list[int]], ...] = (
+        ("contradicts", judgement.contradicting), ("supports", judgement.supporting), ("nearest", judgement.nearest))
+    for relation, ids in relations:
         for i in ids:
             if 0 <= i < len(audit.context_sentences):
                 s = audit.context_sentences[i]
@@ -83,9 +94,11 @@ def _evidence(judgement: Judgement, audit: AuditInput) -> list[Evidence]:
 
 
 def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, audit: AuditInput,
-                  threshold: float = 0.5, calibration: tuple[float, float] = (1.0, 0.0)) -> ClaimResult:
+                  threshold: float = 0.5,
+                  calibration: tuple[float, float] = (1.0, 0.0)) -> tuple[ClaimResult, Optional[float]]:
     """A claim's score on the answers' calibrated scale; the claim is flagged when it reaches the threshold
-    (at the default threshold: exactly its hallucination verdicts)."""
+    (at the default threshold: exactly its hallucination verdicts). Also returns the raw (uncalibrated) score
+    that the answer's score aggregates."""
     raw = claim_score(final.verdict, final.score)
     score = calibrate(raw, *calibration) if raw is not None else None
     flagged = score >= threshold if score is not None else False
@@ -174,7 +187,8 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
 
     calibration = judge.score_calibration()
     threshold = threshold_of(judge, config)
-    results, raw_scores = [], []
+    results: list[ClaimResult] = []
+    raw_scores: list[Optional[float]] = []
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
         result, raw = _claim_result(claim, local[claim.id], final, data, threshold, calibration)
@@ -185,7 +199,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     notes.extend(data.notes)
     score = answer_score(raw_scores, calibration)
     if score is not None and score >= threshold and not any(r.hallucinated_spans for r in results):
-        top = max((r for r in results if r.score is not None), key=lambda r: r.score)  # the answer is flagged by
+        top = max((r for r in results if r.score is not None), key=lambda r: r.score or 0.0)  # the answer is flagged by
         top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
     status, hallucinated = and_join([r.verdict for r in results], score is not None and score >= threshold)
     score = round(score, 6) if score is not None else None

@@ -4,9 +4,8 @@ reflection with the last valid verdicts kept and the failure recorded."""
 from __future__ import annotations
 
 from rt4chart.core.errors import JudgeConfigError
-
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.core.types import Claim, ReflectionRound, ReflectionSummary, Verdict
+from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 
 UNSUPPORTED = ("the {name} judge does not reflect: reflection re-asks an LLM judge to re-examine its own "
                "verdicts, and the {name} judge is deterministic (the same input gives the same verdicts); "

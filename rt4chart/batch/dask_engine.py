@@ -13,25 +13,23 @@ them in the worker's memory only (never in a task's arguments, which Dask may lo
 """
 from __future__ import annotations
 
-from rt4chart.core.errors import MissingDependencyError
-
 import json
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
-from rt4chart.batch.rows import audit_record
-from rt4chart.data.predictions import output_line, row_status
-from rt4chart.core.config import AuditConfig
-from rt4chart.data.predictions import json_line
-from rt4chart.judges.base import Judge
 from rt4chart.batch.partitions import Partition, read_partition
+from rt4chart.batch.rows import audit_record
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import MissingDependencyError
+from rt4chart.data.predictions import json_line, output_line, row_status
+from rt4chart.judges.base import Judge
 
 try:  # the `dask` extra; without it the local engine still works and --engine dask says what is missing
     from distributed import WorkerPlugin as _WorkerPlugin
 except ImportError:  # pragma: no cover - exercised only without the extra
-    _WorkerPlugin = object
+    _WorkerPlugin = object  # type: ignore[assignment,misc]
 
 _SECRETS: dict[str, str] = {}
 STATUS_CODES = {"hallucinated": "h", "faithful": "f", "unverified": "u", "empty": "m", "error": "e"}
@@ -92,7 +90,7 @@ def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
 
     judge = _worker_judge(work.judge_name, work.options_json)
     config = AuditConfig.model_validate_json(work.config_json)
-    rows = read_partition(part, work.roles) if isinstance(part, Partition) else part
+    rows = read_partition(part, work.roles or {}) if isinstance(part, Partition) else part
     lines, codes, stored, first = [], [], [], None
     for position, record in rows:
         first = position if first is None else first

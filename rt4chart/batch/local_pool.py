@@ -34,8 +34,7 @@ def _cache(path: str):
 def _audit_chunk(rows: list[tuple[int, Record]], name: str, options_json: str, config_json: str, keep: bool,
                  cache_path: Optional[str]) -> list[tuple]:
     from rt4chart.batch.rows import audit_record
-    from rt4chart.data.predictions import output_line, row_status
-    from rt4chart.data.predictions import json_line
+    from rt4chart.data.predictions import json_line, output_line, row_status
     from rt4chart.store.rows import pack
 
     judge, config = _judge(name, options_json), AuditConfig.model_validate_json(config_json)

@@ -15,7 +15,7 @@ from rt4chart.core.errors import InputError
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Windows: runs are not locked there
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 
 def lock_path(output: str | Path) -> Path:

@@ -17,10 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterator, Optional
 
-from rt4chart.data.columns import could_be_id
 from rt4chart.core.errors import InputError
-from rt4chart.data.records import UniqueIds, make_record, raw_id, resolve_roles
 from rt4chart.core.rows import Record
+from rt4chart.data.columns import could_be_id
+from rt4chart.data.records import UniqueIds, make_record, raw_id, resolve_roles
 from rt4chart.data.tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head, json_object, undecodable
 
 
@@ -106,7 +106,7 @@ def plan_jsonl(path: str, mapping: Optional[dict], workers: int, size: Optional[
     count = len(starts)
     if not count:
         return Plan(0, list(columns), {})
-    roles = resolve_roles(list(columns), mapping, path, [first_row])
+    roles = resolve_roles(list(columns), mapping, path, [first_row or {}])
     renames: dict[int, tuple[str, str]] = {}
     renamed: list[str] = []
     _ids([raw_id(c, roles) for c in candidates], renames, renamed)
@@ -133,7 +133,7 @@ def plan_parquet(path: str, mapping: Optional[dict], workers: int, size: Optiona
         return Plan(0, columns, {})
     first_row = next(parquet.iter_batches(batch_size=1)).to_pylist()[0]
     roles = resolve_roles(columns, mapping, path, [first_row])
-    raw = [None] * count
+    raw: list[Optional[str]] = [None] * count
     if roles.get("id"):
         raw = [raw_id({roles["id"]: v}, roles) for v in parquet.read(columns=[roles["id"]]).column(0).to_pylist()]
     renames: dict[int, tuple[str, str]] = {}

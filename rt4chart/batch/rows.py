@@ -5,15 +5,14 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Iterable, Iterator, Optional
 
-from rt4chart.core.version import __version__
-from rt4chart.judges.cache import MemoCache, cache_key
-from rt4chart.core.config import AuditConfig
-from rt4chart.core.rows import RowResult
-from rt4chart.core.rows import Record
-from rt4chart.judges.base import Judge
-from rt4chart.core.errors import JudgeFatalError
 from rt4chart.auditing.pipeline import audit
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import JudgeFatalError
+from rt4chart.core.rows import Record, RowResult
 from rt4chart.core.types import AuditReport, Verdict
+from rt4chart.core.version import __version__
+from rt4chart.judges.base import Judge
+from rt4chart.judges.cache import MemoCache, cache_key
 
 
 def report_key(record: Record, judge: Judge, config: Optional[AuditConfig]) -> str:

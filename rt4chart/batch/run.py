@@ -10,22 +10,21 @@ import time
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
 
-from rt4chart.core.config import AuditConfig
-from rt4chart.data.predictions import output_line, row_status
-from rt4chart.core.errors import InputError
-from rt4chart.data.records import open_table, table_records
-from rt4chart.data.predictions import json_line
-from rt4chart.core.rows import Record
 from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
-from rt4chart.judges.base import Judge
 from rt4chart.batch.locks import exclusive_output
 from rt4chart.batch.partitions import plan_input, plannable
-from rt4chart.store.rows import StoredRow, pack
-from rt4chart.store.writer import RunWriter
 from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import InputError
+from rt4chart.core.rows import Record
+from rt4chart.data.predictions import json_line, output_line, row_status
+from rt4chart.data.records import open_table, table_records
+from rt4chart.judges.base import Judge
+from rt4chart.store.rows import StoredRow, pack
+from rt4chart.store.writer import RunWriter
 
 if TYPE_CHECKING:
     pass
@@ -111,16 +110,16 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     and stored, so the store never misses a row."""
     judge, config, mapping, store, engine = spec.judge, spec.config, spec.mapping, spec.store, spec.engine
     started = time.perf_counter()
-    planned = engine == "dask" and plannable(input_path)
-    plan = plan_input(input_path, mapping, spec.workers, spec.partition_rows) if planned else None
-    table = None if planned else open_table(input_path, spec.delimiter)
-    count = plan.count if planned else table.count
+    plan = (plan_input(input_path, mapping, spec.workers, spec.partition_rows)
+            if engine == "dask" and plannable(input_path) else None)
+    table = open_table(input_path, spec.delimiter) if plan is None else None
+    count = plan.count if plan is not None else table.count if table is not None else 0
     summary = BatchSummary()
     stream = is_stream(output_path)
     with ExitStack() as stack:
         if not stream:
             stack.enter_context(exclusive_output(output_path))
-        journal = writer = None
+        journal: Optional[Journal] = None
         fingerprint = ""
         if journal_path or store is not None:
             fingerprint = run_fingerprint(file_digest(input_path), {**spec.settings(), "mapping": mapping,
@@ -137,6 +136,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         finished = len(done)
 
         def todo() -> Iterator[tuple[int, Record]]:
+            assert table is not None, "only a driver-read input has rows here"
             for position, record in enumerate(table_records(table, mapping)):
                 summary.rows += 1
                 if record.renamed_from is not None:
@@ -144,20 +144,23 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                 if position not in done:
                     yield position, record
 
+        results: Iterator[tuple[int, str, str, Optional[StoredRow]]]
         if engine == "dask":  # the workers audit, and write the run store themselves
             from rt4chart.batch.dask_engine import api_key_of, dask_lines
             from rt4chart.batch.ordered import chunks
 
             secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
             if writer is not None:
-                secrets["store_url"] = store.url
-            if planned:  # workers read their partitions; a partition is redone unless all its rows are done
+                secrets["store_url"] = writer.store.url
+            parts: Iterable
+            if plan is not None:  # workers read their partitions; a partition is redone unless all its rows are done
                 summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
                 parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
             else:  # CSV/TSV: the driver reads the rows and ships them
                 parts = chunks(todo(), spec.partition_rows or 200)
             results = dask_lines(parts, judge, config, secrets, spec.dask_address, spec.workers,
-                                 plan.roles if planned else None, writer.run.id if writer is not None else None)
+                                 plan.roles if plan is not None else None,
+                                 writer.run.id if writer is not None else None)
         else:
             results = _lines(todo(), spec, writer)
         if stream:

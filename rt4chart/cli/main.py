@@ -6,13 +6,13 @@ import json
 import sys
 import traceback
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
-from rt4chart.core.version import __version__
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import InputError, Rt4chartError
+from rt4chart.core.version import __version__
 from rt4chart.data.records import read_text
 from rt4chart.judges.factory import JUDGES, make_judge
-from rt4chart.core.errors import InputError, Rt4chartError
 from rt4chart.judges.llm.openai_client import RESPONSE_MODES
 
 
@@ -67,7 +67,7 @@ def _table_args(p: argparse.ArgumentParser) -> None:
 
 
 def _build(args) -> tuple:
-    options = {}
+    options: dict[str, Any] = {}
     if getattr(args, "dry_run", False):
         if args.judge != "openai":
             raise InputError("--dry-run plans the calls of an LLM judge; use it with --judge openai")
@@ -125,7 +125,8 @@ class _Progress:
     print alone)."""
 
     def __init__(self, total: Optional[int], quiet: bool):
-        self.total, self.quiet, self.bar = total, quiet, None
+        self.total, self.quiet = total, quiet
+        self.bar: Any = None  # a tqdm bar, made on the first update
 
     def __call__(self, done: Optional[int] = None, total: Optional[int] = None) -> None:
         if self.quiet:
@@ -248,8 +249,8 @@ def cmd_bench(args) -> int:
 
 
 def cmd_insights(args) -> int:
-    from rt4chart.insights.engine import build_insights, client_of, rows_from_predictions
     from rt4chart.data.records import iter_rows
+    from rt4chart.insights.engine import build_insights, client_of, rows_from_predictions
 
     judge, _config = _build(args)
     rows = rows_from_predictions(iter_rows(args.input))

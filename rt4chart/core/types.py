@@ -64,6 +64,9 @@ class Claim(BaseModel):
     about_context: bool = False  # "… is not mentioned in the passages": true exactly when the context lacks it
 
 
+Relation = Literal["supports", "contradicts", "nearest"]
+
+
 class Evidence(BaseModel):
     """A context sentence that supports or contradicts a claim, or is the nearest one to a baseless claim."""
 
@@ -71,7 +74,7 @@ class Evidence(BaseModel):
     start: int
     end: int
     text: str
-    relation: Literal["supports", "contradicts", "nearest"]
+    relation: Relation
 
 
 class WindowVerdict(BaseModel):

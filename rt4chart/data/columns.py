@@ -100,8 +100,9 @@ def _by_content(chosen: dict, taken: set, columns: Sequence[str], profiles: dict
     if chosen["question"] is None:
         asking = [c for c in free if profiles[c][1] >= 0.5]
         if asking:
-            chosen["question"] = max(asking, key=lambda c: profiles[c][1])
-            free.remove(chosen["question"])
+            question = max(asking, key=lambda c: profiles[c][1])
+            chosen["question"] = question
+            free.remove(question)
     texts = sorted((c for c in free if profiles[c][0] >= 20), key=lambda c: -profiles[c][0])
     if chosen["context"] is None and texts:
         if chosen["answer"] is None or profiles[texts[0]][0] > profiles[chosen["answer"]][0]:

@@ -6,11 +6,10 @@ import sys
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Sequence
 
-from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
-
 from rt4chart.core.errors import InputError
-from rt4chart.data.tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 from rt4chart.core.rows import Record  # noqa: F401 - re-exported
+from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
+from rt4chart.data.tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 
 
 def read_text(path: str) -> str:

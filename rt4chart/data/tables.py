@@ -18,7 +18,7 @@ import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, BinaryIO, Iterator, Optional
+from typing import BinaryIO, Callable, Iterator, Optional
 
 from rt4chart.core.errors import InputError
 

@@ -122,7 +122,7 @@ def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = 
         p = preds.get(g["id"])
         if p is None:
             s.missing += 1
-            yhat, pspans = False, []
+            yhat, pspans = False, list[Mapping]()
         else:
             pspans = p.get("spans") or []
             yhat = as_bool(p["hallucinated"]) if "hallucinated" in p else bool(pspans)

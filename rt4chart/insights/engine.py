@@ -12,8 +12,6 @@ same replies always give the same report.
 """
 from __future__ import annotations
 
-from rt4chart.core.errors import JudgeConfigError
-
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,9 +19,10 @@ from typing import Iterable, Optional
 
 from pydantic import BaseModel
 
-from rt4chart.judges.llm import prompts
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.insights.types import ActionItem, AuditedRow, InsightsReport
 from rt4chart.judges.base import Judge, Usage
+from rt4chart.judges.llm import prompts
 from rt4chart.judges.llm.client import ChatClient
 from rt4chart.judges.llm.prompts import fence_safe
 from rt4chart.judges.llm.structured import ask
@@ -219,14 +218,14 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     if candidates:
         prompt = prompts.render("insights_consolidate", items=_items_json(items),
                                 candidates=json.dumps([c.model_dump() for c in candidates], ensure_ascii=False))
-        reply, failure = ask(client, prompt, _schema(_Consolidated), "insights_consolidate", _Consolidated, usage,
-                             system=system, max_tokens=2 * REPLY_TOKENS)
-        if reply is None:
+        merged, failure = ask(client, prompt, _schema(_Consolidated), "insights_consolidate", _Consolidated, usage,
+                              system=system, max_tokens=2 * REPLY_TOKENS)
+        if merged is None:
             report.failures.append(f"consolidation: {failure}; candidates kept as separate items")
             items.update({c.id: ActionItem(id=c.id, title=c.title, description=c.description,
                                            rows=candidate_rows[c.id]) for c in candidates})
         else:
-            items = _absorb(items, reply.items, candidate_rows)
+            items = _absorb(items, merged.items, candidate_rows)
 
     report.items = sorted(items.values(), key=lambda i: (-i.count, i.id))
     report.calls, report.cached_calls = usage.calls, usage.cached_calls

@@ -5,8 +5,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Optional
 
-from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.core.types import Claim, Sentence, Span, Verdict, Window
+from rt4chart.text.retrieval import SentenceIndex
 
 
 @dataclass

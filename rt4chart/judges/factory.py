@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from rt4chart.core.errors import JudgeConfigError
-
 from rt4chart.judges.base import Judge
 
 JUDGES = ("offline", "openai")

@@ -8,14 +8,14 @@ example answers, and the run manifest.
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Mapping, Optional, Sequence
 
 import pandas as pd
 
+from rt4chart.core.types import AuditReport
 from rt4chart.evaluation.metrics import fmt, hallucination_rate
 from rt4chart.reporting.html import CSS, STYLE, answer_html, claims_table_html, esc, legend_html
 from rt4chart.reporting.rows import gold_scores
-from rt4chart.core.types import AuditReport
 from rt4chart.reporting.views import group_rates
 
 VERDICTS = ("contradicted", "baseless", "unverified", "entailed")
@@ -103,7 +103,7 @@ def _top_issues(df: pd.DataFrame, n: int = 10) -> str:
             f"<th>flagged text</th></tr>{rows}</table>")
 
 
-def _examples(reports: dict[str, AuditReport], ids: list[str], n: int) -> str:
+def _examples(reports: Mapping[str, AuditReport], ids: list[str], n: int) -> str:
     blocks = []
     for row_id in ids[:n]:
         report = reports.get(row_id)
@@ -115,7 +115,7 @@ def _examples(reports: dict[str, AuditReport], ids: list[str], n: int) -> str:
     return "".join(blocks) or "<p>No hallucinated answer to show.</p>"
 
 
-def batch_report_html(rows: list[dict], reports: dict[str, AuditReport], groups: list[str] = (),
+def batch_report_html(rows: list[dict], reports: Mapping[str, AuditReport], groups: Sequence[str] = (),
                       gold: Optional[str] = None, gold_spans: Optional[str] = None,
                       answers: Optional[dict[str, str]] = None, manifest: Optional[dict] = None,
                       title: str = "rt4chart batch audit", examples: int = 5) -> str:

@@ -11,6 +11,7 @@ from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns  # noqa: F401 - re-exported
 from rt4chart.evaluation.metrics import Scores, as_bool, score
 
+
 def context_key(context: str) -> str:
     """A short stable id of a context, to group answers that share their retrieved passages."""
     return hashlib.sha1(context.encode("utf-8")).hexdigest()[:10]
@@ -64,8 +65,8 @@ def reflection_effect(rows: list[dict], gold_column: Optional[str] = None) -> di
     out["decision_changed"] = len(changed)
     if gold_column:
         labelled = [r for r in changed if r.get(gold_column) not in (None, "")]
-        out["fixed"] = sum(1 for r in labelled if bool(r.get("hallucinated")) == as_bool(r[gold_column]))
-        out["broken"] = len(labelled) - out["fixed"]
+        fixed = sum(1 for r in labelled if bool(r.get("hallucinated")) == as_bool(r[gold_column]))
+        out["fixed"], out["broken"] = fixed, len(labelled) - fixed
     return out
 
 

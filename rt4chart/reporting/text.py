@@ -1,8 +1,8 @@
 """Plain-text rendering of an AuditReport for the terminal."""
 from __future__ import annotations
 
-from rt4chart.reporting.html import coverage_text
 from rt4chart.core.types import AuditReport
+from rt4chart.reporting.html import coverage_text
 
 OPEN, CLOSE = "[[", "]]"
 

@@ -9,9 +9,9 @@ from dataclasses import asdict, dataclass, field
 from math import comb
 from typing import Iterable, Optional
 
+from rt4chart.core.types import AuditReport, Span
 from rt4chart.evaluation.metrics import Rate, char_set
 from rt4chart.text.spans import merge_spans
-from rt4chart.core.types import AuditReport, Span
 
 
 def mcnemar_p(b: int, c: int) -> float:
@@ -186,8 +186,8 @@ def agreement(reports: dict[str, AuditReport], reviews: dict) -> Agreement:
     result.agreement = sum(a == b for a, b in pairs) / len(pairs) if pairs else None
     flags = [(rid, claim, r) for (rid, claim), r in reviews.items() if claim is not None and rid in reports
              and claim < len(reports[rid].claims) and reports[rid].claims[claim].verdict.is_hallucination]
-    confirmed = [reviewed_claim_hallucinated(reports[rid].claims[c].verdict.value, r) for rid, c, r in flags]
-    confirmed = [x for x in confirmed if x is not None]
+    verdicts = [reviewed_claim_hallucinated(reports[rid].claims[c].verdict.value, r) for rid, c, r in flags]
+    confirmed = [x for x in verdicts if x is not None]
     result.flags_reviewed = len(confirmed)
     result.flag_precision = sum(confirmed) / len(confirmed) if confirmed else None
     if pairs:

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from rt4chart.core.rows import RowResult
+from rt4chart.core.types import AuditReport
 from rt4chart.data.predictions import json_line
 from rt4chart.reporting.rows import result_row
-from rt4chart.core.types import AuditReport
 
 
 @dataclass

@@ -5,13 +5,27 @@ order, each in its own transaction. A new step is appended to MIGRATIONS, never 
 """
 from __future__ import annotations
 
-from rt4chart.core.errors import StoreError
-
 from typing import Callable
 
-from sqlalchemy import (Boolean, Column, DateTime, Float, Index, Integer, LargeBinary, MetaData, String, Table,
-                        Text, inspect, select, text)
+from sqlalchemy import (
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    inspect,
+    select,
+    text,
+)
 from sqlalchemy.engine import Connection, Engine
+
+from rt4chart.core.errors import StoreError
 
 metadata = MetaData()
 

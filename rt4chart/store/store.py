@@ -14,8 +14,8 @@ from typing import Iterable, Iterator, Optional
 from sqlalchemy import create_engine, delete, event, func, select, update
 
 from rt4chart.core.errors import InputError
-from rt4chart.evaluation.metrics import Rate
 from rt4chart.core.types import AuditReport
+from rt4chart.evaluation.metrics import Rate
 from rt4chart.store.rows import StoredRow, unpack_report
 from rt4chart.store.schema import migrate, reviews, run_rows, runs
 
@@ -170,7 +170,7 @@ class Store:
     def finish_run(self, run_id: str, elapsed_s: float = 0.0) -> RunInfo:
         """Count the stored rows by status and mark the run complete."""
         with self.engine.begin() as conn:
-            counts = dict(conn.execute(select(run_rows.c.status, func.count()).where(run_rows.c.run_id == run_id)
+            counts: dict[str, int] = dict(conn.execute(select(run_rows.c.status, func.count()).where(run_rows.c.run_id == run_id)
                                        .group_by(run_rows.c.status)).all())
             conn.execute(update(runs).where(runs.c.id == run_id).values(
                 status="complete", rows=sum(counts.values()), hallucinated=counts.get("hallucinated", 0),

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 
-from rt4chart.text.claims import is_meta, split_clauses
 from rt4chart.core.types import Claim, Sentence, Span
+from rt4chart.text.claims import is_meta, split_clauses
 
 _WORD = re.compile(r"\w+")
 MIN_COVERED = 0.5  # share of a piece's word characters that claims must cover

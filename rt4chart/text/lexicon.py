@@ -166,11 +166,12 @@ def _tokenize(text: str) -> list[Token]:
         surface = match.group()
         lower = _normalise(surface)
         number = None if code else parse_number(surface)
-        if number is None and tokens and tokens[-1].number is not None and lower in _MULTIPLIERS:
+        previous = tokens[-1].number if tokens else None
+        if number is None and previous is not None and lower in _MULTIPLIERS:
             prev = tokens.pop()
             joined = text[prev.start:match.end()]
             tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
-                                prev.number * _MULTIPLIERS[lower], False))
+                                previous * _MULTIPLIERS[lower], False))
             continue
         reference = number is not None and bool(tokens) and tokens[-1].lower in _REFERENCE_NOUNS
         tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,

@@ -5,8 +5,8 @@ import math
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
-from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
 from rt4chart.core.types import Sentence
+from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
 
 
 class _PerSentence:
@@ -14,7 +14,8 @@ class _PerSentence:
     and keeping every sentence's tokens and word sets would cost gigabytes for a context of 20 MB."""
 
     def __init__(self, count: int, make: Callable[[int], object]):
-        self._count, self._make, self._made = count, make, {}
+        self._count, self._make = count, make
+        self._made: dict[int, object] = {}
 
     def __getitem__(self, i: int):
         if i not in self._made:

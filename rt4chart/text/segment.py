@@ -9,11 +9,10 @@ sentences are the ones a single pass would find.
 """
 from __future__ import annotations
 
-from rt4chart.core.errors import InputError
-
 import re
 from functools import lru_cache
 
+from rt4chart.core.errors import InputError
 from rt4chart.core.types import Sentence, Window
 
 # Lower-case, without the final period, as Punkt stores them.

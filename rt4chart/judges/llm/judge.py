@@ -12,19 +12,25 @@ from typing import Callable, Optional, TypeVar
 
 from pydantic import BaseModel
 
-from rt4chart.judges.llm import prompts
-from rt4chart.judges.llm.prompts import fence_safe
-from rt4chart.judges.cache import MemoCache
-from rt4chart.text.claims import split_claims
-from rt4chart.text.spans import locate, merge_spans
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement, ReflectionStep, Usage
+from rt4chart.judges.cache import MemoCache
+from rt4chart.judges.llm import prompts
 from rt4chart.judges.llm.client import ChatClient, resolve_setting
-from rt4chart.core.errors import JudgeConfigError
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
+from rt4chart.judges.llm.prompts import fence_safe
+from rt4chart.judges.llm.schemas import (
+    Decomposition,
+    Reflection,
+    Verification,
+    decomposition_schema,
+    reflection_schema,
+    verification_schema,
+)
 from rt4chart.judges.llm.structured import ask
-from rt4chart.judges.llm.schemas import (Decomposition, Reflection, Verification, decomposition_schema, reflection_schema,
-                      verification_schema)
+from rt4chart.text.claims import split_claims
+from rt4chart.text.spans import locate, merge_spans
 
 T = TypeVar("T", bound=BaseModel)
 DEFAULT_MODEL = "gpt-4o-mini"
@@ -66,7 +72,7 @@ class OpenAIJudge(Judge):
                 "the openai judge needs an API key: set the environment variable OPENAI_API_KEY "
                 f"(export OPENAI_API_KEY=...) or use {key_hint}. For a local server without keys "
                 "(vLLM, Ollama, llama.cpp) any value works, e.g. OPENAI_API_KEY=local.")
-        resolved_model = resolve_setting(model, "RT4CHART_MODEL", DEFAULT_MODEL)
+        resolved_model = resolve_setting(model, "RT4CHART_MODEL", DEFAULT_MODEL) or DEFAULT_MODEL
         url = resolve_setting(base_url, "OPENAI_BASE_URL")
         memo = cache if cache is not None else (MemoCache() if use_cache else None)
         return cls(OpenAIChatClient(resolved_model, base_url=url, api_key=key, timeout_s=timeout_s,

@@ -21,10 +21,9 @@ import threading
 import time
 from typing import Any, Callable, Optional
 
+from rt4chart.core.errors import JudgeConfigError, JudgeFatalError, LLMCallError
 from rt4chart.judges.cache import MemoCache, cache_key
 from rt4chart.judges.llm.client import ChatClient, Completion, is_overflow, redact, server_message
-from rt4chart.core.errors import JudgeConfigError, LLMCallError
-from rt4chart.core.errors import JudgeFatalError
 
 RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 _MODE_REJECTED = re.compile(r"response_format|json_schema|json_object|literal_error|structured output|"
@@ -270,7 +269,7 @@ def _n_ctx_of_models(data: Any) -> Optional[int]:
     for model in (data.get("data") or []) if isinstance(data, dict) else []:
         if not isinstance(model, dict):
             continue
-        meta = model.get("meta") if isinstance(model.get("meta"), dict) else {}
+        meta = model["meta"] if isinstance(model.get("meta"), dict) else {}
         for value in (model.get("max_model_len"), model.get("context_length"), meta.get("n_ctx")):
             if isinstance(value, (int, float)) and value > 0:
                 return int(value)

@@ -16,10 +16,10 @@ from typing import Callable, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from rt4chart.judges.llm import prompts
-from rt4chart.judges.base import Usage
-from rt4chart.judges.llm.client import ChatClient, Completion
 from rt4chart.core.errors import LLMCallError
+from rt4chart.judges.base import Usage
+from rt4chart.judges.llm import prompts
+from rt4chart.judges.llm.client import ChatClient, Completion
 
 T = TypeVar("T", bound=BaseModel)
 

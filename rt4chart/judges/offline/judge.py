@@ -14,14 +14,24 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
-from rt4chart.text.claims import split_claims
-from rt4chart.text.lexicon import (Token, acronym_stretches, antonym_index, capitalized_runs, clauses, comparator,
-                       negation_count, number_key, satisfies, tokenize)
 from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems
+from rt4chart.text.claims import split_claims
+from rt4chart.text.lexicon import (
+    Token,
+    acronym_stretches,
+    antonym_index,
+    capitalized_runs,
+    clauses,
+    comparator,
+    negation_count,
+    number_key,
+    satisfies,
+    tokenize,
+)
 
 
 @dataclass(frozen=True)
@@ -308,7 +318,8 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
 def _compared_ok(t: Token, tokens: list[Token], values: tuple[float, ...]) -> bool:
     """'more than 50' is no contradiction of a sentence that says 60."""
     op = comparator(tokens, next(i for i, u in enumerate(tokens) if u is t))
-    return op is not None and any(satisfies(t.number, op, v) for v in values)
+    number = t.number
+    return op is not None and number is not None and any(satisfies(number, op, v) for v in values)
 
 
 def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
