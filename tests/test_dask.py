@@ -17,6 +17,8 @@ from rt4chart.judges.factory import make_judge  # noqa: E402
 
 from .fakes import wait_for_journal_rows  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a real Dask cluster on loopback
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

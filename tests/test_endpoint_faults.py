@@ -80,6 +80,7 @@ def test_a_configuration_error_stops_the_run_within_a_few_requests_with_one_mess
     assert not (tmp_path / "o.jsonl").exists()
 
 
+@pytest.mark.slow
 def test_server_errors_and_timeouts_stay_per_call_failures(tmp_path):
     with EndpointServer("slow", slow_s=3) as server:
         started = time.perf_counter()
@@ -152,6 +153,7 @@ def test_the_context_size_is_read_from_the_server_and_an_overflow_is_named_with_
     assert "--context-tokens" in reason
 
 
+@pytest.mark.slow
 def test_reasons_carry_the_servers_words_without_the_key():
     with EndpointServer("llama-cpp-python") as server:
         judge = judge_for(server, response_mode="json_schema")  # fixed: no fallback allowed

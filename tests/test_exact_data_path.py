@@ -99,6 +99,7 @@ def test_every_dev_record_round_trips_through_common_csv_writers(tmp_path, write
 
 
 @pytest.mark.skipif(not DEV_FILES[0].exists(), reason="needs ../shared/benchmarks")
+@pytest.mark.slow
 def test_predict_output_is_identical_under_any_hash_seed(tmp_path):
     outputs = []
     procs = []
@@ -150,6 +151,7 @@ def test_unicode_line_breaks_inside_jsonl_strings_are_text_in_the_app_and_the_cl
     assert from_file == from_upload == [(r["id"], r["context"], r["answer"]) for r in rows]
 
 
+@pytest.mark.slow
 def test_a_context_of_20_mb_audits(tmp_path):
     sentences = [f"Station {i} recorded {i % 97} millimetres of rain on day {i % 365}." for i in range(350_000)]
     context = " ".join(sentences)
@@ -159,6 +161,7 @@ def test_a_context_of_20_mb_audits(tmp_path):
     assert [c.verdict.value for c in report.claims] == ["entailed", "baseless"]
 
 
+@pytest.mark.slow
 def test_a_second_batch_on_the_same_output_refuses_at_once_and_the_first_one_wins(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "The gauge reads 7 units. " * 40,

@@ -115,7 +115,7 @@ def test_settings_resolve_from_the_environment(monkeypatch):
 
 
 def test_an_unknown_judge_names_the_valid_choices():
-    with pytest.raises(ValueError, match="offline, openai"):
+    with pytest.raises(ValueError, match="offline, model, hybrid, openai"):
         make_judge("gpt5")
 
 

@@ -16,6 +16,8 @@ from rt4chart.judges.factory import make_judge
 from .fakes import wait_for_journal_rows
 from .fault_server import FaultServer
 
+pytestmark = pytest.mark.slow  # killed processes, fault servers, large inputs
+
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "sk-rt4chart-FAKE-KEY-7f3a9c1e5b"
 

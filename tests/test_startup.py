@@ -10,6 +10,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.skipif(not (ROOT / ".venv" / "bin" / "streamlit").exists(), reason="needs the project's .venv")
+@pytest.mark.slow
 def test_the_app_refuses_a_taken_port_with_a_message_instead_of_moving():
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

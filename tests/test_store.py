@@ -26,7 +26,7 @@ def postgres_url():
         yield url
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)])
 def store(request, tmp_path):
     if request.param == "sqlite":
         s = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
