@@ -208,6 +208,7 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
                         window_checks=window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
                         cached_calls=usage.cached_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+                        model_pairs=usage.model_pairs, model_tokens=usage.model_tokens,
                         elapsed_s=round(time.perf_counter() - started, 4),
                         reflection_rounds=len(reflection.rounds) if reflection else 0,
                         planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))

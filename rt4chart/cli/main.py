@@ -18,7 +18,9 @@ from rt4chart.judges.llm.openai_client import RESPONSE_MODES
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--judge", default="offline", choices=JUDGES, help="verification backend (default: offline)")
-    p.add_argument("--model", help="model name for the openai judge (default: $RT4CHART_MODEL or gpt-4o-mini)")
+    p.add_argument("--model", help="openai judge: the model name (default: $RT4CHART_MODEL or gpt-4o-mini); model and "
+                                  "hybrid judges: a checkpoint folder or a Hugging Face id in the local cache "
+                                  "(default: the verifier shipped with rt4chart)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); prefer the environment variable")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the memo cache")
@@ -74,6 +76,8 @@ def _build(args) -> tuple:
         from rt4chart.judges.llm.dry_run import DryRunClient
 
         options = {"client": DryRunClient(args.model or "dry-run")}
+    elif args.judge in ("model", "hybrid"):
+        options = {"model": args.model}
     elif args.judge == "openai":
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
                    "use_cache": not args.no_cache, "timeout_s": args.timeout, "max_attempts": args.max_attempts,

@@ -114,6 +114,8 @@ class Coverage(BaseModel):
     completion_tokens: int = 0
     elapsed_s: float = 0.0
     reflection_rounds: int = 0
+    model_pairs: int = 0     # (text, claim) pairs a local model read, pieces of long windows included
+    model_tokens: int = 0
 
 
 class ReflectionRound(BaseModel):

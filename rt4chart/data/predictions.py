@@ -16,6 +16,16 @@ def json_line(obj: dict) -> str:
     return line if unicode_problem(line) is None else json.dumps(obj)
 
 
+def _coverage(report: AuditReport) -> dict:
+    """The report's coverage without timings (outputs are reproducible) and without the local model's
+    counters when no model read anything (judges without a model write what they always wrote)."""
+    out = report.coverage.model_dump(exclude={"elapsed_s"})
+    for key in ("model_pairs", "model_tokens"):
+        if not out.get(key):
+            out.pop(key, None)
+    return out
+
+
 def prediction(record_id: str, report: AuditReport) -> dict:
     """One line of `rt4chart predict` output (the benchmark prediction format plus claims)."""
     return {
@@ -30,7 +40,7 @@ def prediction(record_id: str, report: AuditReport) -> dict:
                     "evidence": [{"sentence_index": e.sentence_index, "start": e.start, "end": e.end,
                                   "relation": e.relation, "text": e.text} for e in c.evidence]}
                    for c in report.claims],
-        "coverage": report.coverage.model_dump(exclude={"elapsed_s"}),  # no timings: outputs are reproducible
+        "coverage": _coverage(report),
     }
 
 

@@ -19,6 +19,8 @@ class Usage:
     cached_calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    model_pairs: int = 0     # (text, claim) pairs a local model read (cached pairs not counted)
+    model_tokens: int = 0    # ... and their tokens
 
     def add(self, other: "Usage") -> None:
         self.calls += other.calls
@@ -26,6 +28,8 @@ class Usage:
         self.cached_calls += other.cached_calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.model_pairs += other.model_pairs
+        self.model_tokens += other.model_tokens
 
 
 @dataclass

@@ -1,0 +1,306 @@
+"""Judges that read with a model inside the RT4CHART steps.
+
+`ModelJudge`: claims from the rule-based decomposition; each (claim, window) pair is scored by a checkpoint
+(windows longer than the model's maximum length are split into pieces that fit, never cut); the window's
+verdict is the strongest piece's; the global step scores the claim against the context sentences that match
+it best across the whole context, with the local verdict as a hint (contradiction first, then entailment);
+the evidence is the sentence of the deciding piece that the model rates highest when read alone.
+
+`HybridJudge`: the offline judge's proofs decide what they prove (a figure or a date that differs from the
+context, a number the context never states, a wrong passage citation, a statement about the context);
+the model decides every other claim, and is never run on a proved one.
+"""
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field
+from typing import Optional, Sequence
+
+from rt4chart.core.types import Claim, Verdict, Window
+from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.model.checkpoint import Checkpoint
+from rt4chart.text.claims import split_claims
+from rt4chart.text.lexicon import tokenize
+
+SHIPPED = "shipped"
+_DIGIT = re.compile(r"\d")
+
+
+def shipped_path() -> str:
+    from rt4chart.judges.model import verifier
+
+    return verifier.path()
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """How a model judge turns probabilities into verdicts (thresholds chosen by measurement, see
+    docs/benchmarks.md)."""
+
+    model: str = SHIPPED             # a checkpoint folder, a Hugging Face id in the local cache, or the shipped one
+    entail_threshold: float = 0.5    # P(entailed) from which a claim is entailed
+    contradict_threshold: float = 0.6  # P(contradicted) from which a claim is contradicted (checked first)
+    global_sentences: int = 6        # the global step reads this many best-matching sentences of the whole context
+    evidence_sentences: int = 8      # sentences of the deciding piece scored one by one for the evidence
+    threads: int = 0                 # inference threads (0: up to 4, as many as the machine has)
+    calibration: tuple = (1.0, 0.0)  # (a, b) Platt calibration of answer scores
+    hybrid_proofs: bool = True       # hybrid only: let the offline judge's proofs decide what they prove
+
+
+@dataclass
+class ModelJudgement(Judgement):
+    """A judgement with the model's probabilities and the sentences of the piece it read."""
+
+    entail: float = 0.0
+    contra: float = 0.0
+    piece: list[int] = field(default_factory=list)
+
+
+_CHECKPOINTS: dict[tuple[str, int], Checkpoint] = {}
+
+
+def load_checkpoint(model: str, threads: int = 0) -> Checkpoint:
+    """One checkpoint per process (sessions are costly to create)."""
+    key = (model, threads)
+    if key not in _CHECKPOINTS:
+        _CHECKPOINTS[key] = Checkpoint(shipped_path() if model == SHIPPED else model, threads=threads)
+    return _CHECKPOINTS[key]
+
+
+class ModelJudge(Judge):
+    name = "model"
+
+    def __init__(self, settings: Optional[ModelSettings] = None):
+        self.config = settings or ModelSettings()
+        self.checkpoint = load_checkpoint(self.config.model, self.config.threads)
+        self.model = self.config.model if self.config.model != SHIPPED else "rt4chart-verifier"
+        self._pairs: OrderedDict[tuple[str, str], tuple[float, float, float]] = OrderedDict()
+
+    # identity ---------------------------------------------------------------------------------------
+    def settings(self) -> dict:
+        out = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.config).items()}
+        out.update(checkpoint_kind=self.checkpoint.kind, checkpoint_digest=self.checkpoint.digest,
+                   max_length=self.checkpoint.max_length, runtime=self.checkpoint.runtime)
+        return out
+
+    def rebuild_options(self) -> dict:
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self.config).items()}
+
+    def score_calibration(self) -> tuple[float, float]:
+        return (float(self.config.calibration[0]), float(self.config.calibration[1]))
+
+    # steps --------------------------------------------------------------------------------------------
+    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+        return split_claims(audit.answer, audit.answer_sentences)
+
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        ids = list(window.sentence_ids())
+        return dict(self._read(claims, {c.id: ids for c in claims}, audit, usage, split=True))
+
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        chosen = {c.id: self._best_sentences(c, audit) for c in claims}
+        overall = self._read(claims, chosen, audit, usage, split=False)
+        finals: dict[int, Judgement] = {}
+        for claim in claims:
+            g = overall[claim.id]
+            hint = hints.get(claim.id)
+            local = hint if isinstance(hint, ModelJudgement) else None
+            entail = max(g.entail, local.entail if local else 0.0)
+            contra = max(g.contra, local.contra if local else 0.0)
+            if local is not None and local.contra >= g.contra and local.contra >= self.config.contradict_threshold:
+                source = local
+            elif local is not None and local.entail > g.entail:
+                source = local
+            else:
+                source = g
+            finals[claim.id] = self._decide(claim, entail, contra, source.piece, audit, usage, final=True)
+        return finals
+
+    # reading ------------------------------------------------------------------------------------------
+    def _hypothesis(self, claim: Claim, audit: AuditInput) -> str:
+        return f"{audit.question} {claim.text}" if audit.question else claim.text
+
+    def _tokens(self, audit: AuditInput) -> list[int]:
+        cached = audit.__dict__.get("_model_sentence_tokens")
+        if cached is None:
+            cached = [self.checkpoint.count_tokens(s.text) for s in audit.context_sentences]
+            audit.__dict__["_model_sentence_tokens"] = cached
+        return cached
+
+    def _pieces(self, ids: Sequence[int], budget: int, audit: AuditInput) -> list[list[int]]:
+        """Consecutive sentences grouped into pieces of at most `budget` tokens; a sentence longer than the
+        budget is a piece of its own, read in parts (`_texts`)."""
+        tokens = self._tokens(audit)
+        pieces: list[list[int]] = []
+        used = 0
+        for i in ids:
+            if pieces and used + tokens[i] <= budget:
+                pieces[-1].append(i)
+                used += tokens[i]
+            else:
+                pieces.append([i])
+                used = tokens[i]
+        return pieces
+
+    def _texts(self, piece: list[int], budget: int, audit: AuditInput) -> list[str]:
+        """The text(s) of a piece: one, or a long single sentence in word chunks that each fit."""
+        text = " ".join(audit.context_sentences[i].text for i in piece)
+        if len(piece) > 1 or self._tokens(audit)[piece[0]] <= budget:
+            return [text]
+        words, chunks, current = text.split(), [], []
+        for w in words:
+            current.append(w)
+            if self.checkpoint.count_tokens(" ".join(current)) > budget and len(current) > 1:
+                current.pop()
+                chunks.append(" ".join(current))
+                current = [w]
+        if current:
+            chunks.append(" ".join(current))
+        return chunks
+
+    def _probs(self, pairs: list[tuple[str, str]], usage: Usage) -> list[tuple[float, float, float]]:
+        todo = [p for p in dict.fromkeys(pairs) if p not in self._pairs]
+        if todo:
+            for pair, probs in zip(todo, self.checkpoint.pair_probs([p for p, _ in todo], [h for _, h in todo])):
+                self._pairs[pair] = probs
+                usage.model_pairs += 1
+                usage.model_tokens += sum(self.checkpoint.count_tokens(t) for t in pair) + 3
+            while len(self._pairs) > 20_000:
+                self._pairs.popitem(last=False)
+        return [self._pairs[p] for p in pairs]
+
+    def _read(self, claims: list[Claim], ids: dict[int, list[int]], audit: AuditInput, usage: Usage,
+              split: bool) -> dict[int, ModelJudgement]:
+        """Each claim against its sentences (split into pieces that fit); the best piece for entailment and
+        for contradiction decide."""
+        jobs: list[tuple[int, list[int], str, str]] = []
+        for claim in claims:
+            hyp = self._hypothesis(claim, audit)
+            budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
+            if budget < 16:
+                budget = 16  # a claim near the model's length is read against short pieces
+            pieces = self._pieces(ids[claim.id], budget, audit) if ids[claim.id] else []
+            for piece in pieces:
+                for text in self._texts(piece, budget, audit):
+                    jobs.append((claim.id, piece, text, hyp))
+        probs = self._probs([(text, hyp) for _, _, text, hyp in jobs], usage)
+        best: dict[int, dict[str, tuple[float, list[int]]]] = {c.id: {} for c in claims}
+        for (claim_id, piece, _text, _hyp), (e, c, _n) in zip(jobs, probs):
+            b = best[claim_id]
+            if e > b.get("e", (-1.0, []))[0]:
+                b["e"] = (e, piece)
+            if c > b.get("c", (-1.0, []))[0]:
+                b["c"] = (c, piece)
+        out: dict[int, ModelJudgement] = {}
+        for claim in claims:
+            b = best[claim.id]
+            entail, e_piece = b.get("e", (0.0, []))
+            contra, c_piece = b.get("c", (0.0, []))
+            piece = c_piece if contra >= self.config.contradict_threshold and contra >= entail else e_piece
+            out[claim.id] = self._decide(claim, entail, contra, piece, audit, usage, final=False)
+        return out
+
+    def _best_sentences(self, claim: Claim, audit: AuditInput) -> list[int]:
+        stems = [t.stem for t in tokenize(claim.text + " " + (audit.question or "")) if t.is_content]
+        ranked = audit.index.rank(stems, range(len(audit.index)), self.config.global_sentences)
+        return sorted(i for i, _ in ranked)
+
+    def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int], audit: AuditInput,
+                usage: Usage, final: bool) -> ModelJudgement:
+        cfg = self.config
+        if contra >= cfg.contradict_threshold and contra >= entail:
+            verdict, score = Verdict.CONTRADICTED, 0.5 + 0.5 * contra
+            why = f"the model reads a contradiction (P {contra:.2f})"
+        elif entail >= cfg.entail_threshold:
+            verdict = Verdict.ENTAILED
+            score = 0.5 * (1 - (entail - cfg.entail_threshold) / max(1e-9, 1 - cfg.entail_threshold))
+            why = f"the model reads it in the context (P entailed {entail:.2f})"
+        else:
+            verdict = Verdict.BASELESS
+            score = 0.5 + 0.5 * (cfg.entail_threshold - entail) / max(1e-9, cfg.entail_threshold)
+            why = f"the model finds no support in the context (P entailed {entail:.2f})"
+        j = ModelJudgement(verdict, rationale=why, score=min(1.0, max(0.0, score)), entail=entail, contra=contra,
+                           piece=list(piece))
+        if verdict is not Verdict.ENTAILED:
+            j.unsupported = list(claim.spans)
+        if final and piece:
+            self._evidence(j, claim, audit, usage)
+        return j
+
+    def _evidence(self, j: ModelJudgement, claim: Claim, audit: AuditInput, usage: Usage) -> None:
+        """The sentence of the deciding piece that the model rates highest alone for the verdict's relation."""
+        piece = j.piece[: self.config.evidence_sentences]
+        if j.verdict is Verdict.BASELESS:
+            j.nearest = piece[:1] if len(piece) == 1 else self._rank_lexically(claim, piece, audit)[:1]
+            return
+        hyp = self._hypothesis(claim, audit)
+        budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
+        candidates = [i for i in piece if self._tokens(audit)[i] <= budget] or piece[:1]
+        if len(candidates) == 1:
+            ranked = candidates
+        else:
+            probs = self._probs([(audit.context_sentences[i].text, hyp) for i in candidates], usage)
+            at = 0 if j.verdict is Verdict.ENTAILED else 1
+            ranked = [i for _, i in sorted(zip((p[at] for p in probs), candidates), key=lambda x: -x[0])]
+        if j.verdict is Verdict.ENTAILED:
+            j.supporting = ranked[:1]
+        else:
+            j.contradicting = ranked[:1]
+
+    def _rank_lexically(self, claim: Claim, ids: list[int], audit: AuditInput) -> list[int]:
+        stems = [t.stem for t in tokenize(claim.text) if t.is_content]
+        return [i for i, _ in audit.index.rank(stems, ids, len(ids))]
+
+
+class HybridJudge(ModelJudge):
+    """Offline proofs decide what they prove; the model reads the rest."""
+
+    name = "hybrid"
+
+    def __init__(self, settings: Optional[ModelSettings] = None, offline=None):
+        super().__init__(settings)
+        from rt4chart.judges.offline.judge import OfflineJudge
+
+        self.offline = offline or OfflineJudge()
+
+    def settings(self) -> dict:
+        return {**super().settings(), "offline": self.offline.settings()}
+
+    def _proof(self, j: Judgement, claim: Claim, audit: AuditInput) -> bool:
+        """An exact finding of the lexical checks: a figure or date that differs from the context (or that
+        it never states), a passage cited wrongly, a statement about the context."""
+        if not self.config.hybrid_proofs or j.verdict is Verdict.ENTAILED and not claim.about_context:
+            return False
+        if claim.about_context or "passage" in j.rationale:
+            return True
+        return any(_DIGIT.search(audit.answer[s.start:s.end]) for s in j.unsupported) and j.verdict in (
+            Verdict.CONTRADICTED, Verdict.BASELESS)
+
+    def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        lexical = self.offline.verify_window(claims, window, audit, usage)
+        proved = {cid: j for cid, j in lexical.items() if self._proof(j, _by_id(claims, cid), audit)}
+        rest = [c for c in claims if c.id not in proved]
+        return {**proved, **(super().verify_window(rest, window, audit, usage) if rest else {})}
+
+    def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                      usage: Usage) -> dict[int, Judgement]:
+        lexical = self.offline.verify_global(claims, hints, audit, usage)
+        proved = {}
+        for claim in claims:
+            j = lexical[claim.id]
+            if self._proof(j, claim, audit):
+                j.rationale = "proof: " + j.rationale
+                proved[claim.id] = j
+        rest = [c for c in claims if c.id not in proved]
+        model = super().verify_global(rest, {c.id: hints[c.id] for c in rest if c.id in hints}, audit, usage) \
+            if rest else {}
+        return {**proved, **model}
+
+
+def _by_id(claims: list[Claim], claim_id: int) -> Claim:
+    return next(c for c in claims if c.id == claim_id)
+

@@ -1,0 +1,128 @@
+"""Model judges: every checkpoint kind loads offline, its labels mean what the checkpoint says, long windows
+are split (never cut), and the verdicts, spans and evidence follow the model's probabilities. The tiny
+models have random weights and a biased classifier: these tests check plumbing, never quality."""
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from rt4chart import audit  # noqa: E402
+from rt4chart.core.errors import JudgeConfigError  # noqa: E402
+from rt4chart.judges.factory import make_judge  # noqa: E402
+from rt4chart.judges.model.checkpoint import Checkpoint, label_map  # noqa: E402
+
+from .tiny_models import build, export_onnx  # noqa: E402
+
+CONTEXT = ("Paris is the capital of France. The old bridge was built in 1850. "
+           "London is a large city in England. Rome is the capital of Italy.")
+ANSWER = "Paris is the capital of France. The bridge was built in 1850."
+NLI = ["entailment", "neutral", "contradiction"]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("models")
+    return {
+        "entailing": build(root / "nli-entail", "nli", NLI, favour=0),
+        "contradicting": build(root / "nli-contra", "nli", NLI, favour=2),
+        "neutral": build(root / "nli-neutral", "nli", NLI, favour=1),
+        "supporting": build(root / "checker", "support", ["not supported", "supported"], favour=1),
+        "tokens": build(root / "tokens", "tokens", ["supported", "hallucinated"], favour=1),
+        "short": build(root / "short", "nli", NLI, favour=0, max_positions=40),
+    }
+
+
+def test_the_label_map_is_read_from_the_checkpoint_in_any_order():
+    lm = label_map({"id2label": {"0": "CONTRADICTION", "1": "NEUTRAL", "2": "ENTAILMENT"}})
+    assert (lm.kind, lm.entail, lm.neutral, lm.contra) == ("nli", 2, 1, 0)
+    assert label_map({"id2label": {"0": "LABEL_0", "1": "LABEL_1"}}).kind == "support"
+    assert label_map({"architectures": ["BertForTokenClassification"],
+                      "id2label": {"0": "supported", "1": "hallucinated"}}).unsupported == 1
+    with pytest.raises(JudgeConfigError, match="do not name"):
+        label_map({"id2label": {"0": "a", "1": "b", "2": "c"}})
+
+
+def test_an_nli_checkpoint_that_reads_entailment_entails_with_an_evidence_sentence(models):
+    report = audit(CONTEXT, ANSWER, judge=make_judge("model", model=str(models["entailing"])))
+    assert report.status == "faithful"
+    assert [c.verdict.value for c in report.claims] == ["entailed", "entailed"]
+    for claim in report.claims:
+        assert [e.relation for e in claim.evidence] == ["supports"]
+    assert report.coverage.model_pairs > 0 and report.coverage.model_tokens > report.coverage.model_pairs
+
+
+def test_contradiction_comes_first_and_neutral_is_baseless(models):
+    contra = audit(CONTEXT, ANSWER, judge=make_judge("model", model=str(models["contradicting"])))
+    assert {c.verdict.value for c in contra.claims} == {"contradicted"}
+    assert contra.hallucinated and all(c.evidence[0].relation == "contradicts" for c in contra.claims)
+    neutral = audit(CONTEXT, ANSWER, judge=make_judge("model", model=str(models["neutral"])))
+    assert {c.verdict.value for c in neutral.claims} == {"baseless"} and neutral.hallucinated
+
+
+def test_a_support_checker_never_contradicts(models):
+    report = audit(CONTEXT, ANSWER, judge=make_judge("model", model=str(models["supporting"])))
+    assert {c.verdict.value for c in report.claims} == {"entailed"}
+    ck = Checkpoint(str(models["supporting"]))
+    assert ck.kind == "support" and all(p[1] == 0.0 for p in ck.pair_probs(["the river"], ["the city"]))
+
+
+def test_a_token_classifier_marks_spans_inside_the_claim(models):
+    ck = Checkpoint(str(models["tokens"]))
+    claim = "the bridge was built in 1850"
+    spans, worst = ck.token_spans("the old bridge was built in 1850", claim)
+    assert worst > 0.9 and spans == [(0, len(claim))]
+
+
+def test_the_onnx_graph_gives_the_probabilities_of_the_torch_checkpoint(models, tmp_path):
+    torch_probs = Checkpoint(str(models["contradicting"])).pair_probs(["paris is the capital"], ["rome is old"])
+    export_onnx(models["contradicting"])
+    onnx = Checkpoint(str(models["contradicting"]))
+    assert onnx.runtime == "onnxruntime"
+    assert onnx.pair_probs(["paris is the capital"], ["rome is old"])[0] == pytest.approx(torch_probs[0], abs=1e-4)
+    (models["contradicting"] / "model.onnx").unlink()
+
+
+def test_a_window_longer_than_the_model_is_split_into_pieces_that_fit_never_cut(models, monkeypatch):
+    judge = make_judge("model", model=str(models["short"]))
+    seen: list[tuple[str, str]] = []
+    real = judge.checkpoint.logits
+
+    def spy(premises, hypotheses):
+        seen.extend(zip(premises, hypotheses))
+        return real(premises, hypotheses)
+
+    monkeypatch.setattr(judge.checkpoint, "logits", spy)
+    long_context = " ".join(f"The old bridge {n} in the city was built in 1850 and it is large." for n in range(6))
+    report = audit(long_context, "The bridge was built in 1850.", judge=judge)
+    assert report.claims[0].verdict.value == "entailed"
+    ck = judge.checkpoint
+    for premise, hypothesis in seen:
+        assert ck.count_tokens(premise) + ck.count_tokens(hypothesis) + 4 <= ck.max_length
+    read = " ".join(p for p, _ in seen)
+    assert all(word in read for word in long_context.split())  # every word of the window was read
+    assert report.coverage.model_pairs >= 3  # more pieces than windows
+
+
+def test_a_checkpoint_is_found_in_the_local_hugging_face_cache_and_a_missing_one_says_what_to_do(
+        models, tmp_path, monkeypatch):
+    snapshot = tmp_path / "hub" / "models--acme--tiny-nli" / "snapshots" / "abc123"
+    snapshot.parent.mkdir(parents=True)
+    snapshot.symlink_to(models["entailing"], target_is_directory=True)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    assert Checkpoint("acme/tiny-nli").kind == "nli"
+    with pytest.raises(JudgeConfigError, match="never downloads"):
+        Checkpoint("acme/not-here")
+
+
+def test_the_hybrid_judge_keeps_a_proved_figure_and_lets_the_model_read_the_rest(models, monkeypatch):
+    judge = make_judge("hybrid", model=str(models["entailing"]))
+    asked: list[str] = []
+    real = judge.checkpoint.logits
+    monkeypatch.setattr(judge.checkpoint, "logits", lambda p, h: asked.extend(h) or real(p, h))
+    report = audit(CONTEXT, "Paris is the capital of France. The bridge was built in 1870.", judge=judge)
+    figure = report.claims[1]
+    assert figure.verdict.value == "contradicted" and figure.rationale.startswith("proof:")
+    assert report.claims[0].verdict.value == "entailed"
+    assert not any("1870" in h for h in asked)  # the model never read the proved claim

@@ -1,0 +1,82 @@
+"""Export a trained verifier to ONNX, quantise it to int8, check both against the torch model on padded
+batches, and write the folder rt4chart ships (model_int8.onnx, tokenizer.json, config.json, training.json).
+
+    python training/export.py --run training/work/run --out rt4chart/judges/model/verifier
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+INPUTS = ["input_ids", "attention_mask", "token_type_ids"]
+PROBE = [("Paris is the capital of France. It has many museums.", "Paris is in France."),
+         ("The bridge was built in 1850.", "The bridge was built in 1870 by the city council of the old town."),
+         ("Short.", "A claim.")]
+
+
+def export(final: Path, onnx_path: Path) -> None:
+    model = AutoModelForSequenceClassification.from_pretrained(str(final), attn_implementation="eager").eval()
+    tok = AutoTokenizer.from_pretrained(str(final))
+    enc = tok([p for p, _ in PROBE], [h for _, h in PROBE], return_tensors="pt", padding=True)
+    torch.onnx.export(model, tuple(enc[n] for n in INPUTS), str(onnx_path), input_names=INPUTS,
+                      output_names=["logits"], dynamic_axes={**{n: {0: "batch", 1: "sequence"} for n in INPUTS},
+                                                             "logits": {0: "batch"}}, opset_version=17, dynamo=False)
+
+
+def parity(final: Path, onnx_path: Path) -> float:
+    """Largest probability difference between torch and the ONNX graph, each pair read inside a padded batch."""
+    import onnxruntime as ort
+
+    model = AutoModelForSequenceClassification.from_pretrained(str(final)).eval()
+    tok = AutoTokenizer.from_pretrained(str(final))
+    session = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"])
+    enc = tok([p for p, _ in PROBE], [h for _, h in PROBE], return_tensors="np", padding=True)
+    got = session.run(None, {n: enc[n].astype(np.int64) for n in INPUTS})[0]
+    worst = 0.0
+    for i, (p, h) in enumerate(PROBE):  # each alone, without padding, through torch
+        with torch.no_grad():
+            ref = torch.softmax(model(**tok([p], [h], return_tensors="pt")).logits, -1)[0].numpy()
+        mine = np.exp(got[i] - got[i].max())
+        worst = max(worst, float(np.abs(mine / mine.sum() - ref).max()))
+    return worst
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--run", type=Path, default=Path("training/work/run"))
+    parser.add_argument("--out", type=Path, default=Path("rt4chart/judges/model/verifier"))
+    parser.add_argument("--pairs-manifest", type=Path, default=Path("training/work/pairs.manifest.json"))
+    parser.add_argument("--max-length", type=int, default=256)
+    args = parser.parse_args()
+    final = args.run / "final"
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fp32 = Path(tmp) / "model.onnx"
+        export(final, fp32)
+        int8 = args.out / "model_int8.onnx"
+        args.out.mkdir(parents=True, exist_ok=True)
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
+        checks = {"fp32_max_prob_diff": parity(final, fp32), "int8_max_prob_diff": parity(final, int8)}
+    shutil.copy(final / "tokenizer.json", args.out / "tokenizer.json")
+    config = json.loads((final / "config.json").read_text())
+    keep = {k: config[k] for k in ("architectures", "model_type", "id2label", "label2id", "max_position_embeddings",
+                                   "hidden_size", "num_hidden_layers", "vocab_size") if k in config}
+    keep["rt4chart_max_length"] = args.max_length
+    (args.out / "config.json").write_text(json.dumps(keep, indent=2) + "\n")
+    training = json.loads((final / "training.json").read_text())
+    training["pairs"] = json.loads(args.pairs_manifest.read_text())
+    training["export"] = {**checks, "onnx_opset": 17, "quantization": "dynamic int8 weights (onnxruntime)"}
+    (args.out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
+    print(json.dumps(checks), "->", args.out)
+
+
+if __name__ == "__main__":
+    main()
