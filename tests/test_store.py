@@ -191,3 +191,31 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     assert main(["bench", str(labels), "--quiet"]) == 0  # any judge is scored against the team's labels
     assert main(["runs", "delete", "v2"]) == 0
     assert main(["runs", "show", "v2"]) == 2
+
+
+def test_one_record_with_a_lone_surrogate_is_one_failed_row_and_the_rest_of_the_batch_is_stored(store, tmp_path):
+    lines = [json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."}) for i in range(6)]
+    lines[2] = '{"id": "2", "context": "The sky \\ud800 is blue.", "answer": "The sky is blue."}'
+    source = tmp_path / "in.jsonl"
+    source.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out.jsonl"
+    summary = run_batch(str(source), str(out), make_judge("offline"), store=store, run_name="surrogate")
+    written = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["status"] for x in written] == ["faithful", "faithful", "error", "faithful", "faithful", "faithful"]
+    assert "lone surrogate" in written[2]["error"] and summary.failed == 1
+    run = store.get_run("surrogate")  # was: the batch died, and a `running` run was left
+    assert (run.status, run.rows, run.failed) == ("complete", 6, 1)
+    assert [r["id"] for r in store.results(run.id)] == [str(i) for i in range(6)]
+
+
+def test_the_apps_batch_stores_a_record_with_a_lone_surrogate_as_a_failed_row(store):
+    from rt4chart.batch.spec import RunSpec
+    from rt4chart.batch.stored import StoredBatch
+    from rt4chart.core.rows import Record
+
+    records = [Record(id=str(i), context="The sky is blue.", answer="The sky is blue.", row=i + 1) for i in range(3)]
+    records[1] = Record(id="1", context="The sky \ud800 is blue.", answer="The sky is blue.", row=2,
+                        error="InputError: the context is not valid Unicode")
+    batch = StoredBatch(records, RunSpec(judge=make_judge("offline"), store=store, run_name="app-surrogate"), "app")
+    assert [row.error is None for row in batch] == [True, False, True]
+    assert batch.store_error is None and batch.run is not None and (batch.run.rows, batch.run.failed) == (3, 1)

@@ -14,7 +14,7 @@ from rt4chart.evaluation.metrics import Scores, as_bool, score
 
 def context_key(context: str) -> str:
     """A short stable id of a context, to group answers that share their retrieved passages."""
-    return hashlib.sha1(context.encode("utf-8")).hexdigest()[:10]
+    return hashlib.sha1(context.encode("utf-8", "surrogatepass")).hexdigest()[:10]
 
 
 def result_row(row: RowResult, extra_columns: Iterable[str] = ()) -> dict:
