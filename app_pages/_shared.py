@@ -70,6 +70,10 @@ def default_reviewer() -> str:
         return "analyst"
 
 
+JUDGE_CHOICES = {"hybrid": "hybrid (exact checks + model)", "model": "model", "offline": "offline (word matching)",
+                 "openai": "openai (LLM endpoint)"}
+
+
 def judge_sidebar() -> None:
     """Judge settings (kept across pages); the openai fields appear only when it is chosen. The key is
     never echoed, stored on disk or exported."""
@@ -78,8 +82,15 @@ def judge_sidebar() -> None:
         s["reviewer"] = default_reviewer()
     with st.sidebar:
         st.subheader("Judge")
-        st.radio("Verification backend", ["offline", "openai"], **state.bind("judge"),
-                 help="offline: deterministic, no network, no model. openai: any OpenAI-compatible endpoint.")
+        st.radio("Verification backend", list(JUDGE_CHOICES), **state.bind("judge"),
+                 format_func=JUDGE_CHOICES.get,
+                 help="hybrid: the offline judge's exact checks (figures, dates, citations) plus a model that reads "
+                      "meaning. model: the model alone. offline: word matching, deterministic, no model. openai: "
+                      "any OpenAI-compatible endpoint.")
+        if s["judge"] in ("model", "hybrid"):
+            st.text_input("Checkpoint", placeholder="the verifier shipped with rt4chart", **state.bind("checkpoint"),
+                          help="A checkpoint folder (NLI classifier, claim checker or token classifier) or a "
+                               "Hugging Face id already in the local cache; nothing is downloaded.")
         if s["judge"] == "openai":
             st.text_input("Base URL", placeholder=os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1"),
                           **state.bind("base_url"))
@@ -95,12 +106,12 @@ def judge_sidebar() -> None:
                             help="Attempts per request for rate limits, server errors and dropped connections.")
             st.number_input("Model context (tokens, 0 = ask the server)", 0, 2_000_000, step=1024,
                             **state.bind("context_tokens"))
-        offline = s["judge"] == "offline"
+        offline = s["judge"] != "openai"
         st.toggle("Self-reflection", disabled=offline, **state.bind("reflect"),
                   help="The judge re-examines its verdicts until it declares success, within a round cap.")
         if offline:
-            st.caption("Self-reflection needs an LLM judge: the offline judge is deterministic, so asking it "
-                       "again gives the same verdicts.")
+            st.caption("Self-reflection needs an LLM judge: the offline, model and hybrid judges are "
+                       "deterministic, so asking them again gives the same verdicts.")
         else:
             st.number_input("Max reflection rounds", 1, 10, **state.bind("max_rounds"))
         st.text_input("Reviewer name", **state.bind("reviewer"), help="Recorded with your reviews of judge verdicts.")
@@ -134,7 +145,15 @@ def current_judge():
                           api_key=s.get("api_key") or None, cache=cache(), timeout_s=float(s["timeout_s"]),
                           max_attempts=int(s["max_attempts"]), context_tokens=int(s["context_tokens"]) or None,
                           key_hint="the API key field in the sidebar")
+    if s["judge"] in ("model", "hybrid"):
+        return model_judge(s["judge"], s.get("checkpoint") or None)
     return make_judge("offline")
+
+
+@st.cache_resource(show_spinner="Loading the model…")
+def model_judge(name: str, checkpoint: Optional[str]):
+    """One model judge per process and checkpoint (loading a model takes a moment)."""
+    return make_judge(name, model=checkpoint)
 
 
 def _claim_label(report: AuditReport, claim_id: int) -> str:
