@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from rt4chart.auditing.manifest import manifest_of, threshold_of
@@ -122,6 +123,22 @@ def prepare(context: str, answer: str, question: Optional[str]) -> AuditInput:
 Progress = Callable[[str, float], None]
 
 
+@dataclass
+class _Audit:
+    """One audit in progress: what every step reads and adds to."""
+
+    judge: Judge
+    config: AuditConfig
+    data: AuditInput
+    windows: list[Window]
+    tell: Progress
+    usage: Usage = field(default_factory=Usage)
+    notes: list[str] = field(default_factory=list)
+    local: dict[int, list[WindowVerdict]] = field(default_factory=dict)
+    window_checks: int = 0
+    planned: int = 0
+
+
 def audit(context: str, answer: str, question: Optional[str] = None, judge: Optional[Judge] = None,
           config: Optional[AuditConfig] = None, progress: Optional[Progress] = None) -> AuditReport:
     """Audit one answer against its context (and optional question) and return the full report.
@@ -137,86 +154,105 @@ def audit(context: str, answer: str, question: Optional[str] = None, judge: Opti
     if config.reflect:
         check_supported(judge)
     started = time.perf_counter()
-    usage = Usage()
     data = prepare(context, answer, question)
-    windows = make_windows(len(data.context_sentences), config.window_size, config.window_stride)
-    notes: list[str] = []
-    tell = progress or (lambda _step, _fraction: None)
-    tell("decomposing the answer into claims", 0.0)
-    claims = judge.decompose(data, usage) if data.answer_sentences else []
-    claims, added = ensure_coverage(claims, answer, data.answer_sentences)
+    run = _Audit(judge, config, data, make_windows(len(data.context_sentences), config.window_size,
+                                                   config.window_stride),
+                 tell=progress or (lambda _step, _fraction: None))
+    claims = _decompose(run)
+    finals = _verify(run, claims)
+    finals, histories, reflection = _reflect(run, claims, finals)
+    return _aggregate(run, claims, finals, histories, reflection, started)
+
+
+def _decompose(run: _Audit) -> list[Claim]:
+    """Step 1: atomic claims, every asserting sentence of the answer covered."""
+    data = run.data
+    run.tell("decomposing the answer into claims", 0.0)
+    claims = run.judge.decompose(data, run.usage) if data.answer_sentences else []
+    claims, added = ensure_coverage(claims, data.answer, data.answer_sentences)
     if added:
-        notes.append(f"the decomposition left {added} part{'s' if added != 1 else ''} of the answer without a "
-                     "claim; rule-based claims were added for them and verified like the others")
+        run.notes.append(f"the decomposition left {added} part{'s' if added != 1 else ''} of the answer without a "
+                         "claim; rule-based claims were added for them and verified like the others")
     if not claims:
-        notes.append("the answer is empty: nothing to check" if not answer.strip()
-                     else "no checkable claim was found in the answer")
+        run.notes.append("the answer is empty: nothing to check" if not data.answer.strip()
+                         else "no checkable claim was found in the answer")
+    run.local = {c.id: [] for c in claims}
+    run.planned = 1 if (run.judge.makes_calls and data.answer_sentences) else 0
+    return claims
 
-    local: dict[int, list[WindowVerdict]] = {c.id: [] for c in claims}
-    hints: dict[int, Judgement] = {}
-    finals: dict[int, Judgement] = {}
-    window_checks = 0
-    planned = 1 if (judge.makes_calls and data.answer_sentences) else 0
+
+def _verify(run: _Audit, claims: list[Claim]) -> dict[int, Judgement]:
+    """Steps 2 and 3: each claim in its best windows (OR-joined, contradiction first), then against the
+    whole context with the local verdicts as hints."""
+    data, judge = run.data, run.judge
     if claims and not data.context_sentences:
-        notes.append("the context is empty: every claim is baseless")
-        finals = {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
-    elif claims:
-        plan = [(i, routed) for i, routed in route_claims(claims, windows, data, config.windows_per_claim).items()
-                if routed]
-        planned += (len(plan) + 1) if judge.makes_calls else 0
-        for step, (window_index, routed) in enumerate(plan):
-            tell(f"local check: window {step + 1} of {len(plan)}", 0.1 + 0.7 * step / max(1, len(plan)))
-            window_checks += len(routed)
-            for claim_id, j in judge.verify_window(routed, windows[window_index], data, usage).items():
-                local[claim_id].append(WindowVerdict(window_index=window_index, verdict=j.verdict,
-                                                     evidence=j.supporting + j.contradicting,
-                                                     rationale=j.rationale))
-                hints[claim_id] = _strongest(hints.get(claim_id), j)
-        tell("global check against the whole context", 0.8)
-        finals = judge.verify_global(claims, hints, data, usage)
+        run.notes.append("the context is empty: every claim is baseless")
+        return {c.id: Judgement(Verdict.BASELESS, rationale="the context is empty") for c in claims}
+    if not claims:
+        return {}
+    hints: dict[int, Judgement] = {}
+    plan = [(i, routed) for i, routed in route_claims(claims, run.windows, data, run.config.windows_per_claim).items()
+            if routed]
+    run.planned += (len(plan) + 1) if judge.makes_calls else 0
+    for step, (window_index, routed) in enumerate(plan):
+        run.tell(f"local check: window {step + 1} of {len(plan)}", 0.1 + 0.7 * step / max(1, len(plan)))
+        run.window_checks += len(routed)
+        for claim_id, j in judge.verify_window(routed, run.windows[window_index], data, run.usage).items():
+            run.local[claim_id].append(WindowVerdict(window_index=window_index, verdict=j.verdict,
+                                                     evidence=j.supporting + j.contradicting, rationale=j.rationale))
+            hints[claim_id] = _strongest(hints.get(claim_id), j)
+    run.tell("global check against the whole context", 0.8)
+    return judge.verify_global(claims, hints, data, run.usage)
 
-    histories: dict[int, list[Verdict]] = {}
-    reflection = None
-    if config.reflect and claims and finals:
-        finals = {c.id: finals.get(c.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
-                  for c in claims}
-        tell("self-reflection", 0.9)
-        finals, histories, reflection = reflect(claims, finals, judge, data, config.max_rounds, usage)
-        if reflection.failure:
-            notes.append(f"reflection stopped early: {reflection.failure}")
 
+def _reflect(run: _Audit, claims: list[Claim], finals: dict[int, Judgement]):
+    """Optional: the judge re-examines its verdicts until it declares success, within the round cap."""
+    if not (run.config.reflect and claims and finals):
+        return finals, {}, None
+    finals = {c.id: finals.get(c.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
+              for c in claims}
+    run.tell("self-reflection", 0.9)
+    finals, histories, reflection = reflect(claims, finals, run.judge, run.data, run.config.max_rounds, run.usage)
+    if reflection.failure:
+        run.notes.append(f"reflection stopped early: {reflection.failure}")
+    return finals, histories, reflection
+
+
+def _aggregate(run: _Audit, claims: list[Claim], finals: dict[int, Judgement], histories: dict[int, list[Verdict]],
+               reflection, started: float) -> AuditReport:
+    """Step 4: claim results and scores, the AND-join, merged spans, coverage and the manifest."""
+    judge, data, usage = run.judge, run.data, run.usage
     calibration = judge.score_calibration()
-    threshold = threshold_of(judge, config)
+    threshold = threshold_of(judge, run.config)
     results: list[ClaimResult] = []
     raw_scores: list[Optional[float]] = []
     for claim in claims:
         final = finals.get(claim.id) or Judgement(Verdict.UNVERIFIED, rationale="the judge returned no verdict")
-        result, raw = _claim_result(claim, local[claim.id], final, data, threshold, calibration)
+        result, raw = _claim_result(claim, run.local[claim.id], final, data, threshold, calibration)
         raw_scores.append(raw)
         if claim.id in histories:
             result.history = histories[claim.id]
         results.append(result)
-    notes.extend(data.notes)
+    run.notes.extend(data.notes)
     score = answer_score(raw_scores, calibration)
     if score is not None and score >= threshold and not any(r.hallucinated_spans for r in results):
         top = max((r for r in results if r.score is not None), key=lambda r: r.score or 0.0)  # the answer is flagged by
         top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
     status, hallucinated = and_join([r.verdict for r in results], score is not None and score >= threshold)
     score = round(score, 6) if score is not None else None
-    spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=answer)
-    coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(windows),
-                        window_checks=window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
+    spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=data.answer)
+    rounds = len(reflection.rounds) if reflection else 0
+    coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(run.windows),
+                        window_checks=run.window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
                         cached_calls=usage.cached_calls,
                         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
                         model_pairs=usage.model_pairs, model_tokens=usage.model_tokens,
-                        elapsed_s=round(time.perf_counter() - started, 4),
-                        reflection_rounds=len(reflection.rounds) if reflection else 0,
-                        planned_calls=planned + (len(reflection.rounds) if reflection and judge.makes_calls else 0))
-    manifest = manifest_of(judge, config, threshold)
-    return AuditReport(context=context, answer=answer, question=data.question, status=status,
+                        elapsed_s=round(time.perf_counter() - started, 4), reflection_rounds=rounds,
+                        planned_calls=run.planned + (rounds if judge.makes_calls else 0))
+    return AuditReport(context=data.context, answer=data.answer, question=data.question, status=status,
                        hallucinated=hallucinated, score=score, spans=spans, claims=results,
-                       context_sentences=data.context_sentences, windows=windows, coverage=coverage,
-                       manifest=manifest, reflection=reflection, notes=notes)
+                       context_sentences=data.context_sentences, windows=run.windows, coverage=coverage,
+                       manifest=manifest_of(judge, run.config, threshold), reflection=reflection, notes=run.notes)
 
 
 def _strongest(current: Optional[Judgement], new: Judgement) -> Judgement:

@@ -97,6 +97,8 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                     journal_path=journal_path, resume=resume, progress=progress)
 
 
+# Long on purpose: one `with` block owns the output lock, the journal, the store writer and the temporary file;
+# split up, their lifetimes and the order of commit points (store, then journal) would be scattered.
 def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Optional[str] = None,
              resume: bool = True, progress: Optional[Callable[[int, int], None]] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;

@@ -149,6 +149,8 @@ def _absorb(items: dict[str, ActionItem], new: list, extra_rows: Optional[dict[s
 REPLY_TOKENS = 2_048  # a list of action items, each a title and a few sentences
 
 
+# Long on purpose: the three phases (sequential warm-up, parallel phase, consolidation) share one report
+# and one usage counter, and read in the order the method describes them.
 def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10, patience: int = 3,
                    workers: int = 4) -> InsightsReport:
     """Run warm-up, parallel phase and consolidation over audited rows."""

@@ -1,6 +1,9 @@
 """The run store: every batch audit kept as a run (manifest, input records, flat results, full reports)
 with the analysts' reviews, in any SQLAlchemy database (`RT4CHART_DB`; default a SQLite file in the user
-data directory). The only module that talks SQL; callers get plain values."""
+data directory). The only module that talks SQL; callers get plain values.
+
+Over 300 lines on purpose: the one module that speaks SQL to the run store; every query lives here.
+"""
 from __future__ import annotations
 
 import json

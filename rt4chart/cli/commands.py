@@ -1,0 +1,224 @@
+"""What each `rt4chart` command does: build the judge and settings from the arguments, call the library,
+print the result."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import InputError
+from rt4chart.data.records import read_text
+from rt4chart.judges.factory import make_judge
+
+
+def _build(args) -> tuple:
+    options: dict[str, Any] = {}
+    if getattr(args, "dry_run", False):
+        if args.judge != "openai":
+            raise InputError("--dry-run plans the calls of an LLM judge; use it with --judge openai")
+        from rt4chart.judges.llm.dry_run import DryRunClient
+
+        options = {"client": DryRunClient(args.model or "dry-run")}
+    elif args.judge in ("model", "hybrid"):
+        options = {"model": args.model}
+    elif args.judge == "openai":
+        options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
+                   "use_cache": not args.no_cache, "timeout_s": args.timeout, "max_attempts": args.max_attempts,
+                   "max_concurrency": args.max_concurrency, "context_tokens": args.context_tokens,
+                   "response_mode": args.response_format}
+    try:
+        config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
+                             reflect=args.reflect, max_rounds=args.max_rounds, threshold=args.threshold)
+    except ValueError as exc:
+        raise InputError(str(exc).splitlines()[-1]) from None
+    judge = make_judge(args.judge, **options)
+    if config.reflect:
+        from rt4chart.auditing.reflection import check_supported
+
+        check_supported(judge)
+    return judge, config
+
+
+def cmd_audit(args) -> int:
+    from rt4chart.auditing.pipeline import audit
+    from rt4chart.reporting.text import render_text
+
+    if args.context == "-" and args.answer == "-":
+        raise InputError("only one of --context and --answer can read standard input ('-')")
+    judge, config = _build(args)
+    report = audit(read_text(args.context), read_text(args.answer), args.question, judge=judge, config=config)
+    if args.format == "json":
+        print(report.to_json(indent=2))
+    elif args.format == "html":
+        from rt4chart.reporting.html import report_html
+
+        print(report_html(report))
+    else:
+        print(render_text(report))
+    return 1 if report.status in _fail_on(args) else 0
+
+
+def _fail_on(args) -> set[str]:
+    """Statuses that make the command exit 1 (`--fail-on hallucinated,unverified`)."""
+    wanted = {w.strip() for value in (getattr(args, "fail_on", None) or []) for w in value.split(",") if w.strip()}
+    unknown = wanted - {"hallucinated", "unverified"}
+    if unknown:
+        raise InputError(f"--fail-on takes hallucinated and/or unverified, not {', '.join(sorted(unknown))}")
+    return wanted
+
+
+class _Progress:
+    """A tqdm bar on stderr with the total and an ETA, opened at the first finished row (so input errors
+    print alone)."""
+
+    def __init__(self, total: Optional[int], quiet: bool):
+        self.total, self.quiet = total, quiet
+        self.bar: Any = None  # a tqdm bar, made on the first update
+
+    def __call__(self, done: Optional[int] = None, total: Optional[int] = None) -> None:
+        if self.quiet:
+            return
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total if total is not None else self.total, unit="answer", file=sys.stderr,
+                            dynamic_ncols=True, leave=False, initial=(done - 1) if done else 0)
+        if done is None:
+            self.bar.update(1)
+        else:
+            self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _mapping(args) -> dict:
+    """Role -> column from --context-col/--answer-col/--question-col/--id-col (unset roles auto-detected)."""
+    return {role: getattr(args, f"{role}_col", None) for role in ("context", "answer", "question", "id")
+            if getattr(args, f"{role}_col", None)}
+
+
+def cmd_predict(args) -> int:
+    """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
+    from rt4chart.batch.run import is_stream, run_spec
+    from rt4chart.batch.spec import RunSpec
+    from rt4chart.judges.cache import MemoCache
+
+    judge, config = _build(args)
+    bar = _Progress(None, args.quiet)
+    journal = None
+    if getattr(args, "command", "") == "batch" and not args.no_journal:
+        if args.journal:
+            journal = args.journal
+        elif not is_stream(args.output):
+            journal = f"{args.output}.journal.sqlite3"
+    cache = None if (args.no_cache or args.command == "predict") else MemoCache()
+    engine = getattr(args, "engine", "local")
+    partition_rows = None
+    if getattr(args, "partitions", None):
+        from rt4chart.data.tables import open_table
+
+        total = open_table(args.input, args.delimiter).count
+        partition_rows = max(1, -(-total // args.partitions))
+    store = None
+    if getattr(args, "command", "") == "batch" and not args.no_store:
+        from rt4chart.store import Store
+
+        store = Store()
+    try:
+        spec = RunSpec(judge=judge, config=config, workers=args.workers, cache=cache, mapping=_mapping(args),
+                       delimiter=args.delimiter, engine=engine, dask_address=getattr(args, "dask_address", None),
+                       partition_rows=partition_rows, store=store, run_name=getattr(args, "run_name", None))
+        summary = run_spec(args.input, args.output, spec, journal_path=journal,
+                           resume=not getattr(args, "restart", False), progress=bar)
+    finally:
+        bar.close()
+    where = "standard output" if is_stream(args.output) else args.output
+    if summary.renamed_ids:
+        print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
+              f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
+    if summary.resumed:
+        print(f"rt4chart: resumed: {summary.resumed} rows were already done, {summary.audited} audited now",
+              file=sys.stderr)
+    if summary.unverified:
+        print(f"rt4chart: {summary.unverified} of {summary.rows} answers are unverified (the judge failed on "
+              f"them; see each claim's reason in {where}); they are neither faithful nor hallucinated",
+              file=sys.stderr)
+    if summary.failed:
+        print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
+              f"{where}", file=sys.stderr)
+    if summary.run_id:
+        print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
+              f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)
+    fail_on = _fail_on(args)
+    flagged = ("hallucinated" in fail_on and summary.hallucinated) or ("unverified" in fail_on and summary.unverified)
+    return 1 if summary.failed or flagged else 0
+
+
+def cmd_bench(args) -> int:
+    from rt4chart.bench import format_scores, load_gold, run_bench
+
+    gold = load_gold(args.files, limit=args.limit, seed=args.sample_seed, mapping=_mapping(args),
+                     gold_column=args.gold_col, spans_column=args.spans_col, delimiter=args.delimiter)
+    judge, config = _build(args)
+    bar = _Progress(len(gold), args.quiet)
+    result = run_bench(gold, judge, config, strict=args.strict, progress=bar,
+                       workers=args.workers)
+    if args.dry_run:
+        d = result.as_dict()
+        print(f"dry run (no calls made): {result.judge_calls} calls, {result.prompt_tokens} prompt tokens for "
+              f"{result.answers} answers ({d['judge_calls_per_answer']:.2f} calls and "
+              f"{d['prompt_tokens_per_answer']:.0f} prompt tokens per answer; tokens estimated as characters/4)")
+        return 0
+    bar.close()
+    if args.output:
+        Path(args.output).write_text("\n".join(json.dumps(p, ensure_ascii=False) for p in result.predictions) + "\n",
+                                     encoding="utf-8")
+    if args.json:
+        print(json.dumps(result.as_dict(), indent=2))
+    else:
+        if result.scored < result.answers:
+            print(f"scored over the {result.scored} verified answers of {result.answers}: {result.unverified} "
+                  f"unverified and {len(result.errors)} failed answers are not scored")
+        if result.refused:
+            print(f"rt4chart: no score: {result.refused}", file=sys.stderr)
+        for name, s in result.scores.items():
+            print(format_scores(name, s))
+        d = result.as_dict()
+        print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s); "
+              f"judge calls/answer {d['judge_calls_per_answer']:.2f} (plan {d['planned_calls_per_answer']:.2f}); "
+              f"tokens/answer "
+              f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion")
+        for e in result.errors[:10]:
+            print(f"error: {e}", file=sys.stderr)
+    return 1 if result.errors or result.refused else 0
+
+
+def cmd_insights(args) -> int:
+    from rt4chart.data.records import iter_rows
+    from rt4chart.insights.engine import build_insights, client_of, rows_from_predictions
+
+    judge, _config = _build(args)
+    rows = rows_from_predictions(iter_rows(args.input))
+    report = build_insights(rows, client_of(judge), warmup=args.warmup, patience=args.patience,
+                            workers=args.workers)
+    if args.output:
+        Path(args.output).write_text(report.model_dump_json(indent=2), encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(report.to_markdown(), encoding="utf-8")
+    print(report.to_markdown())
+    return 1 if report.failures and not report.items else 0
+
+
+def cmd_cache(args) -> int:
+    from rt4chart.judges.cache import MemoCache
+
+    memo = MemoCache()
+    if args.action == "clear":
+        print(f"removed {memo.clear()} entries from {memo.path}")
+    else:
+        print(f"{memo.path}: {len(memo)} entries, {memo.size_bytes() / 1e6:.2f} MB")
+    return 0
