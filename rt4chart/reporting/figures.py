@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from rt4chart.evaluation.metrics import Scores, hallucination_rate
-from rt4chart.reporting.html import STYLE, esc
+from rt4chart.reporting.html import ACCENT, MARKER, STATUS_COLOURS, STYLE, esc
 from rt4chart.reporting.views import count_hallucinated, group_rates
 
 VERDICTS = ("contradicted", "baseless", "unverified", "entailed")
@@ -48,8 +48,7 @@ def verdict_mix_figure(df: pd.DataFrame) -> go.Figure:
 def status_figure(df: pd.DataFrame) -> go.Figure:
     """Answers by status (a compact summary above the batch results)."""
     order = ["hallucinated", "faithful", "unverified", "empty", "error"]
-    colours = {"hallucinated": STYLE["contradicted"]["fg"], "faithful": STYLE["entailed"]["fg"],
-               "unverified": STYLE["unverified"]["fg"], "empty": "#777777", "error": "#000000"}
+    colours = STATUS_COLOURS
     counts = df["status"].value_counts() if len(df) else pd.Series(dtype=int)
     shown = [s for s in order if counts.get(s, 0)]
     fig = go.Figure(go.Bar(y=shown, x=[int(counts[s]) for s in shown], orientation="h", text=[int(counts[s]) for s in shown],
@@ -68,7 +67,7 @@ def rate_by_group_figure(df: pd.DataFrame, group: str, gold_column: Optional[str
     x = [f"{esc(v)} (n={n})" for v, n in zip(rates[group], rates["answers"])] if len(rates) else []
     traces = [("predicted", "judge", STYLE["baseless"]["fg"])]
     if gold_column and "gold_rate" in rates:
-        traces.append(("gold", "gold labels", "#1565c0"))
+        traces.append(("gold", "gold labels", ACCENT))
     fig = go.Figure()
     for prefix, name, colour in traces:
         y = [v if v == v and v is not None else 0.0 for v in rates.get(f"{prefix}_rate", [])]
@@ -85,7 +84,7 @@ def rate_by_group_figure(df: pd.DataFrame, group: str, gold_column: Optional[str
 
 
 def claims_per_answer_figure(df: pd.DataFrame) -> go.Figure:
-    fig = go.Figure(go.Histogram(x=df["claims"] if len(df) else [], marker_color="#1565c0"))
+    fig = go.Figure(go.Histogram(x=df["claims"] if len(df) else [], marker_color=ACCENT))
     fig.update_xaxes(title="claims per answer")
     fig.update_yaxes(title="answers")
     return _layout(fig, "Claims per answer")
@@ -107,12 +106,12 @@ def precision_recall_figure(pairs: list[tuple[float, bool]], threshold: Optional
 
     points = precision_recall_curve(pairs)
     fig = go.Figure(go.Scatter(x=[r for _, _, r in points], y=[p for _, p, _ in points], mode="lines+markers",
-                               marker=dict(size=4), line=dict(color="#1565c0"), name="precision-recall",
+                               marker=dict(size=4), line=dict(color=ACCENT), name="precision-recall",
                                text=[f"threshold {t:.3f}" for t, _, _ in points],
                                hovertemplate="recall %{x:.2f}, precision %{y:.2f}<br>%{text}<extra></extra>"))
     if threshold is not None and points:
         here = min(points, key=lambda p: abs(p[0] - threshold) if p[0] >= threshold else 9)
-        fig.add_trace(go.Scatter(x=[here[2]], y=[here[1]], mode="markers", marker=dict(size=12, color="#c62828"),
+        fig.add_trace(go.Scatter(x=[here[2]], y=[here[1]], mode="markers", marker=dict(size=12, color=MARKER),
                                  name=f"threshold in use ({threshold:.3f})"))
     fig.update_xaxes(title="recall", range=[0, 1.02])
     fig.update_yaxes(title="precision", range=[0, 1.02])

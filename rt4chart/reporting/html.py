@@ -16,6 +16,10 @@ STYLE = {
     "unverified": {"bg": "#e8e8f0", "fg": "#333366", "line": "2px dotted #555588", "label": "Unverified"},
     "entailed": {"bg": "#dcf3e3", "fg": "#1b5e20", "line": "2px solid #2e7d32", "label": "Entailed"},
 }
+ACCENT = "#1565c0"      # gold labels and neutral series in figures
+MARKER = "#c62828"      # the point in use (e.g. the threshold on a curve)
+STATUS_COLOURS = {"hallucinated": STYLE["contradicted"]["fg"], "faithful": STYLE["entailed"]["fg"],
+                  "unverified": STYLE["unverified"]["fg"], "empty": "#777777", "error": "#000000"}
 EVIDENCE_STYLE = {
     "supports": ("#dcf3e3", "2px solid #2e7d32", "supports"),
     "contradicts": ("#fde2e1", "3px double #c62828", "contradicts"),
