@@ -13,3 +13,15 @@ def isolated_user_state(tmp_path, monkeypatch):
     for var in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "RT4CHART_MODEL"):
         monkeypatch.delenv(var, raising=False)
     yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def the_users_run_store_is_never_touched():
+    """Whatever a test starts (the CLI in a subprocess included), the user's own run store is not written."""
+    from platformdirs import user_data_dir
+
+    store = __import__("pathlib").Path(user_data_dir("rt4chart")) / "runs.sqlite3"
+    before = store.stat().st_mtime_ns if store.exists() else None
+    yield
+    after = store.stat().st_mtime_ns if store.exists() else None
+    assert after == before, f"a test wrote into the user's run store {store}"

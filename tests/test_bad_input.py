@@ -1,5 +1,6 @@
 """Bad input gets a clear, actionable error and loses nothing."""
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def cli(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "rt4chart", *args], capture_output=True, text=True, cwd=cwd,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "RT4CHART_CACHE_DIR": str(cwd or ROOT)})
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "RT4CHART_CACHE_DIR": str(cwd or ROOT),
+                               "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"]})
 
 
 def test_a_tsv_is_read_by_its_extension_and_a_semicolon_csv_by_an_explicit_delimiter(tmp_path):

@@ -70,6 +70,7 @@ def test_a_configuration_error_stops_the_run_within_a_few_requests_with_one_mess
              "--judge", "openai", "--base-url", server.url, "--model", "test-model", "--workers", "8", "--quiet"],
             capture_output=True, text=True, timeout=120,
             env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "OPENAI_API_KEY": KEY,
+                 "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"],
                  "RT4CHART_CACHE_DIR": str(tmp_path)})
         sent = server.chat_requests
     assert result.returncode == 2

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from rt4chart import audit
+from rt4chart.cli.main import main
 from rt4chart.data.records import InputError, parse_rows, read_records
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -20,6 +21,7 @@ DEV_FILES = [BENCH / f"{name}_dev.jsonl" for name in ("ragtruth", "faithbench", 
 
 def cli(*args, env_extra=None, timeout=300, **kwargs):
     env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+           "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"],  # never the user's own run store
            "RT4CHART_CACHE_DIR": str(kwargs.pop("cache_dir", ROOT / ".pytest_cache" / "rt4chart")),
            **(env_extra or {})}
     return subprocess.run([sys.executable, "-m", "rt4chart", *args], capture_output=True, text=True, env=env,
@@ -108,6 +110,7 @@ def test_predict_output_is_identical_under_any_hash_seed(tmp_path):
         procs.append(subprocess.Popen(
             [sys.executable, "-m", "rt4chart", "predict", str(DEV_FILES[0]), "-o", str(out), "--quiet"],
             env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": seed,
+                 "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"],
                  "RT4CHART_CACHE_DIR": str(tmp_path)}))
         outputs.append(out)
     assert all(p.wait(timeout=300) == 0 for p in procs)
@@ -167,7 +170,8 @@ def test_a_second_batch_on_the_same_output_refuses_at_once_and_the_first_one_win
     source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "The gauge reads 7 units. " * 40,
                                             "answer": f"The gauge reads {i} units."}) for i in range(3000)))
     out = tmp_path / "out.jsonl"
-    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "RT4CHART_CACHE_DIR": str(tmp_path)}
+    env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "RT4CHART_CACHE_DIR": str(tmp_path),
+           "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"]}  # was missing: the run landed in the user's store
     first = subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(out), "--quiet",
                               "--no-cache"], env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
@@ -210,3 +214,14 @@ def test_csv_and_jsonl_readers_agree_on_a_bom_and_crlf_file():
     data = '\ufeffid,context,answer\r\n"1","A ""quoted"" word.\r\nNext line.","Yes."\r\n'.encode("utf-8")
     rows = parse_rows(data, "x.csv")
     assert rows == [{"id": "1", "context": 'A "quoted" word.\r\nNext line.', "answer": "Yes."}]
+
+
+def test_an_output_that_is_the_input_itself_is_refused_and_the_input_is_kept(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "1", "context": "The sky is blue.", "answer": "The sky is blue."}) + "\n")
+    before = source.read_bytes()
+    (tmp_path / "link.jsonl").symlink_to(source)
+    for command in ("predict", "batch"):
+        for target in (source, tmp_path / "link.jsonl"):
+            assert main([command, str(source), "-o", str(target), "--quiet"]) == 2
+    assert source.read_bytes() == before

@@ -219,3 +219,27 @@ def test_the_apps_batch_stores_a_record_with_a_lone_surrogate_as_a_failed_row(st
     batch = StoredBatch(records, RunSpec(judge=make_judge("offline"), store=store, run_name="app-surrogate"), "app")
     assert [row.error is None for row in batch] == [True, False, True]
     assert batch.store_error is None and batch.run is not None and (batch.run.rows, batch.run.failed) == (3, 1)
+
+
+def test_a_new_batch_after_a_killed_one_is_a_run_of_its_own_and_the_killed_one_resumes_into_its_own(store, tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."})
+                              + "\n" for i in range(4)))
+    judge = make_judge("offline")
+
+    def stop(done, _total):
+        if done == 2:
+            raise KeyboardInterrupt  # a killed batch: its stored run stays `running`
+
+    killed_journal = tmp_path / "killed.journal.sqlite3"
+    with pytest.raises(KeyboardInterrupt):
+        run_batch(str(source), str(tmp_path / "killed.jsonl"), judge, store=store, run_name="killed",
+                  journal_path=str(killed_journal), progress=stop)
+    other = run_batch(str(source), str(tmp_path / "other.jsonl"), judge, store=store, run_name="other",
+                      journal_path=str(tmp_path / "other.journal.sqlite3"))
+    assert other.run_name == "other" and store.get_run("other").rows == 4  # was: written into 'killed'
+    assert store.get_run("killed").status == "running"
+    resumed = run_batch(str(source), str(tmp_path / "killed.jsonl"), judge, store=store, run_name="killed",
+                        journal_path=str(killed_journal))
+    assert resumed.run_id == store.get_run("killed").id  # the killed batch continues its own run
+    assert (store.get_run("killed").status, store.get_run("killed").rows) == ("complete", 4)

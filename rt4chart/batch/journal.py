@@ -11,7 +11,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
 
 def file_digest(path: str, chunk: int = 1 << 20) -> str:
@@ -39,6 +39,8 @@ class Journal:
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_rows (run TEXT NOT NULL, position INTEGER NOT NULL, "
                            "line TEXT NOT NULL, status TEXT NOT NULL, PRIMARY KEY (run, position))")
+        self._conn.execute("CREATE TABLE IF NOT EXISTS journal_stored_runs (run TEXT PRIMARY KEY, stored_run TEXT "
+                           "NOT NULL)")
         self._conn.commit()
         self._pending: list[tuple] = []
         self._commit_every, self._commit_seconds = commit_every, commit_seconds
@@ -48,6 +50,23 @@ class Journal:
         self.flush()
         cur = self._conn.execute("SELECT position FROM journal_rows WHERE run = ?", (self.fingerprint,))
         return {row[0] for row in cur}
+
+    def stored_run(self) -> Optional[str]:
+        """The id of the stored run this journal's rows go to (None before the first batch that stored)."""
+        row = self._conn.execute("SELECT stored_run FROM journal_stored_runs WHERE run = ?", (self.fingerprint,))
+        found = row.fetchone()
+        return found[0] if found else None
+
+    def remember_stored_run(self, run_id: str) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO journal_stored_runs (run, stored_run) VALUES (?, ?)",
+                           (self.fingerprint, run_id))
+        self._conn.commit()
+
+    def forget(self) -> None:
+        """Start this run afresh (`--restart`): its finished rows and its stored run are no longer resumed."""
+        self._conn.execute("DELETE FROM journal_rows WHERE run = ?", (self.fingerprint,))
+        self._conn.execute("DELETE FROM journal_stored_runs WHERE run = ?", (self.fingerprint,))
+        self._conn.commit()
 
     def record(self, position: int, line: str, status: str) -> None:
         """Keep one finished row; rows are committed in batches, at least every `commit_seconds` (a row written

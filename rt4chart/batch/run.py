@@ -71,6 +71,15 @@ def is_stream(output_path: str) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
+def _refuse_output_over_input(input_path: str, output_path: str) -> None:
+    """The predictions must never replace the records they were made from (same path, link or file)."""
+    if is_stream(output_path) or not os.path.exists(output_path):
+        return
+    if os.path.samefile(input_path, output_path):
+        raise InputError(f"-o {output_path} is the input file itself: the predictions would replace the records; "
+                         "write them to another file (e.g. -o predictions.jsonl)")
+
+
 class _Ordered:
     """Enforces the output invariant: positions 0, 1, 2, ... each exactly once, `total` in all."""
 
@@ -111,6 +120,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
     judge, config, mapping, store, engine = spec.judge, spec.config, spec.mapping, spec.store, spec.engine
+    _refuse_output_over_input(input_path, output_path)
     started = time.perf_counter()
     plan = (plan_input(input_path, mapping, spec.workers, spec.partition_rows)
             if engine == "dask" and plannable(input_path) else None)
@@ -129,8 +139,12 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         if journal_path:
             journal = Journal(journal_path, fingerprint)
             stack.callback(journal.close)
-        done = journal.done_positions() if (journal and resume) else set()
-        writer = open_writer(spec, input_path, fingerprint, resume=bool(journal and resume))
+        if journal is not None and not resume:
+            journal.forget()
+        done = journal.done_positions() if journal is not None else set()
+        writer = open_writer(spec, input_path, fingerprint, resume_run=journal.stored_run() if journal else None)
+        if journal is not None and writer is not None:
+            journal.remember_stored_run(writer.run.id)
         if store is not None and writer is not None:
             summary.run_id, summary.run_name = writer.run.id, writer.run.name
             done &= store.stored_positions(writer.run.id)

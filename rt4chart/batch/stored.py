@@ -20,13 +20,16 @@ def run_manifest(spec: RunSpec) -> dict:
     return manifest_of(spec.judge, spec.config).model_dump(mode="json")
 
 
-def open_writer(spec: RunSpec, source: str, fingerprint: str = "", resume: bool = False,
+def open_writer(spec: RunSpec, source: str, fingerprint: str = "", resume_run: Optional[str] = None,
                 batch_rows: int = 200) -> Optional[RunWriter]:
-    """The stored run to write into (None without a store): the unfinished run of the same input and settings
-    when resuming, else a new one named `spec.run_name` or after the source and the time."""
+    """The stored run to write into (None without a store): `resume_run` (the run a resumed journal was
+    writing) while it is still unfinished, else a new one named `spec.run_name` or after the source and the
+    time. Another batch of the same input and settings never writes into it."""
     if spec.store is None:
         return None
-    run = spec.store.unfinished_run(fingerprint) if (resume and fingerprint) else None
+    run = spec.store.find_run(resume_run) if resume_run else None
+    if run is not None and run.status != "running":
+        run = None
     if run is None:
         name = spec.run_name or f"{Path(source).name} {datetime.now().strftime('%Y-%m-%d %H:%M')}"
         run = spec.store.create_run(name, judge=spec.judge.name, model=spec.judge.model, source=str(source),

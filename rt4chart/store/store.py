@@ -148,13 +148,12 @@ class Store:
                 tags=json.dumps(list(tags)), status="running"))
         return self.get_run(run_id)
 
-    def unfinished_run(self, fingerprint: str) -> Optional[RunInfo]:
-        """A run of the same input and settings that was stopped before it finished (to resume into)."""
-        with self.engine.connect() as conn:
-            run_id = conn.execute(select(runs.c.id).where(runs.c.fingerprint == fingerprint,
-                                                          runs.c.status == "running")
-                                  .order_by(runs.c.created.desc()).limit(1)).scalar()
-        return self.get_run(run_id) if run_id else None
+    def find_run(self, run_id: str) -> Optional[RunInfo]:
+        """The run with this exact id, or None when it is gone."""
+        try:
+            return self.get_run(run_id)
+        except InputError:
+            return None
 
     def add_rows(self, run_id: str, rows: list[StoredRow]) -> None:
         """Store a batch of rows in one transaction (a row stored again replaces its earlier copy)."""

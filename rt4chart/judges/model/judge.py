@@ -58,6 +58,8 @@ class ModelJudgement(Judgement):
 
 
 _CHECKPOINTS: dict[tuple[str, int], Checkpoint] = {}
+_PAIRS: dict[str, OrderedDict[tuple[str, str], tuple[float, float, float]]] = {}  # per checkpoint digest
+PAIR_CACHE_SIZE = 50_000  # pairs kept per process and checkpoint (least recently computed dropped first)
 
 
 def load_checkpoint(model: str, threads: int = 0) -> Checkpoint:
@@ -75,7 +77,7 @@ class ModelJudge(Judge):
         self.config = settings or ModelSettings()
         self.checkpoint = load_checkpoint(self.config.model, self.config.threads)
         self.model = self.config.model if self.config.model != SHIPPED else "rt4chart-verifier"
-        self._pairs: OrderedDict[tuple[str, str], tuple[float, float, float]] = OrderedDict()
+        self._pairs = _PAIRS.setdefault(self.checkpoint.digest, OrderedDict())
 
     # identity ---------------------------------------------------------------------------------------
     def settings(self) -> dict:
@@ -101,13 +103,25 @@ class ModelJudge(Judge):
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
-        chosen = {c.id: self._best_sentences(c, audit) for c in claims}
-        overall = self._read(claims, chosen, audit, usage, split=False)
+        """A claim that a window entails is entailed by the whole context, and a window's contradiction comes
+        first: those keep their local reading. The others are read against the sentences of the whole
+        context that match them best (evidence spread over several windows, or missed by the routing)."""
         finals: dict[int, Judgement] = {}
+        settled = {}
         for claim in claims:
-            g = overall[claim.id]
+            hint = hints.get(claim.id)
+            if isinstance(hint, ModelJudgement) and hint.verdict in (Verdict.ENTAILED, Verdict.CONTRADICTED):
+                settled[claim.id] = hint
+        open_claims = [c for c in claims if c.id not in settled]
+        chosen = {c.id: self._best_sentences(c, audit) for c in open_claims}
+        overall = self._read(open_claims, chosen, audit, usage, split=False) if open_claims else {}
+        for claim in claims:
             hint = hints.get(claim.id)
             local = hint if isinstance(hint, ModelJudgement) else None
+            if claim.id in settled and local is not None:
+                finals[claim.id] = self._decide(claim, local.entail, local.contra, local.piece, audit, usage, True)
+                continue
+            g = overall[claim.id]
             entail = max(g.entail, local.entail if local else 0.0)
             contra = max(g.contra, local.contra if local else 0.0)
             if local is not None and local.contra >= g.contra and local.contra >= self.config.contradict_threshold:
@@ -168,7 +182,7 @@ class ModelJudge(Judge):
                 self._pairs[pair] = probs
                 usage.model_pairs += 1
                 usage.model_tokens += sum(self.checkpoint.count_tokens(t) for t in pair) + 3
-            while len(self._pairs) > 20_000:
+            while len(self._pairs) > PAIR_CACHE_SIZE:
                 self._pairs.popitem(last=False)
         return [self._pairs[p] for p in pairs]
 
