@@ -225,3 +225,25 @@ def test_an_output_that_is_the_input_itself_is_refused_and_the_input_is_kept(tmp
         for target in (source, tmp_path / "link.jsonl"):
             assert main([command, str(source), "-o", str(target), "--quiet"]) == 2
     assert source.read_bytes() == before
+
+
+def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_written(tmp_path):
+    from rt4chart.batch.run import run_batch
+    from rt4chart.judges.factory import make_judge
+    from rt4chart.store import Store
+
+    source = tmp_path / "in.jsonl"
+    rows = [json.dumps({"id": str(i), "context": "The sky is blue.", "answer": f"The sky is blue {i}."})
+            for i in range(40)]
+    source.write_text("\n".join(rows) + "\n")
+    edited = source.read_text().replace("blue", "gray")  # same length: only the digest can tell
+
+    def edit_midway(done, _total):
+        if done == 20:
+            source.write_text(edited)
+
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(InputError, match="changed while it was audited"):
+        run_batch(str(source), str(out), make_judge("offline"), store=store, run_name="edited", progress=edit_midway)
+    assert not out.exists() and store.get_run("edited").status == "failed"

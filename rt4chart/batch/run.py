@@ -132,10 +132,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         if not stream:
             stack.enter_context(exclusive_output(output_path))
         journal: Optional[Journal] = None
-        fingerprint = ""
-        if journal_path or store is not None:
-            fingerprint = run_fingerprint(file_digest(input_path), {**spec.settings(), "mapping": mapping,
-                                                                     "delimiter": spec.delimiter})
+        digest = file_digest(input_path)  # checked again at the end: an input edited during the run is refused
+        fingerprint = run_fingerprint(digest, {**spec.settings(), "mapping": mapping, "delimiter": spec.delimiter})
         if journal_path:
             journal = Journal(journal_path, fingerprint)
             stack.callback(journal.close)
@@ -209,6 +207,12 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
+        if file_digest(input_path) != digest:
+            if writer is not None:
+                writer.flush()
+                writer.store.mark_failed(writer.run.id)
+            raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
+                             "nothing was written. Run again on a file that stays as it is during the run")
         if writer is not None:
             writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
         out.flush()

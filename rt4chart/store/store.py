@@ -180,6 +180,11 @@ class Store:
                 elapsed_s=runs.c.elapsed_s + elapsed_s))
         return self.get_run(run_id)
 
+    def mark_failed(self, run_id: str) -> None:
+        """A run that cannot be completed (its input changed under it): never resumed, shown as failed."""
+        with self.engine.begin() as conn:
+            conn.execute(update(runs).where(runs.c.id == run_id).values(status="failed"))
+
     def update_manifest(self, run_id: str, manifest: dict) -> None:
         """Record what was discovered while the run went (e.g. the response format an endpoint accepts)."""
         with self.engine.begin() as conn:
