@@ -243,3 +243,23 @@ def test_a_new_batch_after_a_killed_one_is_a_run_of_its_own_and_the_killed_one_r
                         journal_path=str(killed_journal))
     assert resumed.run_id == store.get_run("killed").id  # the killed batch continues its own run
     assert (store.get_run("killed").status, store.get_run("killed").rows) == ("complete", 4)
+
+
+def test_a_store_file_deleted_during_the_run_is_said_and_the_predictions_are_kept(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."})
+                              + "\n" for i in range(30)))
+    db = tmp_path / "runs.sqlite3"
+    store = Store(f"sqlite:///{db}")
+
+    def delete_store(done, _total):
+        if done == 10:
+            for f in tmp_path.glob("runs.sqlite3*"):
+                f.unlink()
+
+    out = tmp_path / "out.jsonl"
+    from rt4chart.core.errors import StoreError
+
+    with pytest.raises(StoreError, match="deleted or replaced.*not stored.*predictions are complete"):
+        run_batch(str(source), str(out), make_judge("offline"), store=store, progress=delete_store)
+    assert len(out.read_text().splitlines()) == 30  # was: exit 0 and "stored as run", then no run at all

@@ -18,7 +18,7 @@ from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
 from rt4chart.core.config import AuditConfig
-from rt4chart.core.errors import InputError
+from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.rows import Record
 from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
@@ -213,11 +213,16 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                 writer.store.mark_failed(writer.run.id)
             raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
                              "nothing was written. Run again on a file that stays as it is during the run")
-        if writer is not None:
-            writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
         out.flush()
         if not stream:
             out.close()
-            os.replace(tmp, output_path)
+            os.replace(tmp, output_path)  # the predictions are complete, whatever happens to the store
+        if writer is not None:
+            try:
+                writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
+            except StoreError as exc:
+                where = "standard output" if stream else output_path
+                raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {where}). "
+                                 "Run the batch again to store it") from None
     summary.elapsed_s = time.perf_counter() - started
     return summary

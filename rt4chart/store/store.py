@@ -16,7 +16,7 @@ from typing import Iterable, Iterator, Optional
 
 from sqlalchemy import create_engine, delete, event, func, select, update
 
-from rt4chart.core.errors import InputError
+from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.types import AuditReport
 from rt4chart.evaluation.metrics import Rate
 from rt4chart.store.rows import StoredRow, unpack_report
@@ -126,6 +126,25 @@ class Store:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
         migrate(self.engine)
+        self._file = self._identity()
+
+    def _identity(self) -> Optional[tuple[int, int]]:
+        """(device, inode) of a SQLite store's file: a file deleted or replaced while open is noticed."""
+        path = self.engine.url.database if self.url.startswith("sqlite") else None
+        if not path or path == ":memory:":
+            return None
+        try:
+            st = os.stat(path)
+        except OSError:
+            return (-1, -1)
+        return (st.st_dev, st.st_ino)
+
+    def check_file(self) -> None:
+        """Raise when the store's file is no longer the one this store opened (deleted or replaced): rows
+        written now would land in a file nobody can open again."""
+        if self._file is not None and self._identity() != self._file:
+            raise StoreError(f"the run store file {self.engine.url.database} was deleted or replaced while this run "
+                             "was being stored")
 
     def close(self) -> None:
         self.engine.dispose()
@@ -171,6 +190,7 @@ class Store:
 
     def finish_run(self, run_id: str, elapsed_s: float = 0.0) -> RunInfo:
         """Count the stored rows by status and mark the run complete."""
+        self.check_file()
         with self.engine.begin() as conn:
             counts: dict[str, int] = dict(conn.execute(select(run_rows.c.status, func.count()).where(run_rows.c.run_id == run_id)
                                        .group_by(run_rows.c.status)).all())
