@@ -263,3 +263,28 @@ def test_a_store_file_deleted_during_the_run_is_said_and_the_predictions_are_kep
     with pytest.raises(StoreError, match="deleted or replaced.*not stored.*predictions are complete"):
         run_batch(str(source), str(out), make_judge("offline"), store=store, progress=delete_store)
     assert len(out.read_text().splitlines()) == 30  # was: exit 0 and "stored as run", then no run at all
+
+
+def test_three_batches_on_a_fresh_store_at_once_each_get_their_own_run(request, tmp_path):
+    """First use of a store by concurrent processes: one migrates, the others wait; one run name taken by
+    all three becomes name, name (2), name (3)."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."})
+                              + "\n" for i in range(5)))
+    env = {**__import__("os").environ, "RT4CHART_DB": url, "PYTHONPATH": str(ROOT)}
+    procs = [subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(tmp_path / f"o{i}.jsonl"),
+                               "--run-name", "same", "--quiet", "--no-cache"], env=env, stderr=subprocess.PIPE, text=True)
+             for i in range(3)]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], errors
+    names = sorted(r.name for r in Store(url).list_runs())
+    assert names == ["same", "same (2)", "same (3)"]
+
+
+def test_a_run_name_longer_than_the_column_is_shortened_not_a_crash(store):
+    run = store.create_run("x" * 400, judge="offline")
+    assert len(run.name) <= 255 and run.name.endswith("…")

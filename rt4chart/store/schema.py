@@ -5,7 +5,14 @@ order, each in its own transaction. A new step is appended to MIGRATIONS, never 
 """
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on Windows
+    fcntl = None  # type: ignore[assignment]
+
+from typing import Callable, Iterator
 
 from sqlalchemy import (
     Boolean,
@@ -101,23 +108,36 @@ def current_version(conn: Connection) -> int:
     return int(value) if value is not None else 0
 
 
+@contextmanager
+def _one_migrator(engine: Engine) -> Iterator[None]:
+    """Processes opening a fresh store at once migrate one at a time: PostgreSQL through an advisory lock
+    (taken inside the migration's transaction), a SQLite file through a lock file beside it."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if not database or database == ":memory:" or fcntl is None:
+        yield
+        return
+    with open(f"{database}.migrate-lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def migrate(engine: Engine) -> int:
-    """Bring the database to SCHEMA_VERSION; returns the version it had before. A database written by a
-    newer rt4chart is refused rather than changed."""
-    with engine.begin() as conn:
+    """Bring the database to SCHEMA_VERSION in one transaction; returns the version it had before. A
+    database written by a newer rt4chart is refused rather than changed."""
+    with _one_migrator(engine), engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
         metadata.create_all(conn, tables=[store_meta])
         before = current_version(conn)
-    if before > SCHEMA_VERSION:
-        raise StoreError(f"the run store has schema version {before}, newer than this rt4chart knows "
-                           f"({SCHEMA_VERSION}); upgrade rt4chart")
-    for version, step in MIGRATIONS:
-        if version <= before:
-            continue
-        with engine.begin() as conn:
-            if engine.dialect.name == "postgresql":  # two processes starting at once migrate one at a time
-                conn.execute(text("SELECT pg_advisory_xact_lock(4242)"))
-                if current_version(conn) >= version:
-                    continue
+        if before > SCHEMA_VERSION:
+            raise StoreError(f"the run store has schema version {before}, newer than this rt4chart knows "
+                             f"({SCHEMA_VERSION}); upgrade rt4chart")
+        for version, step in MIGRATIONS:
+            if version <= before:
+                continue
             step(conn)
             conn.execute(store_meta.delete().where(store_meta.c.key == "schema_version"))
             conn.execute(store_meta.insert().values(key="schema_version", value=str(version)))

@@ -15,12 +15,16 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from sqlalchemy import create_engine, delete, event, func, select, update
+from sqlalchemy.exc import IntegrityError
 
 from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.types import AuditReport
 from rt4chart.evaluation.metrics import Rate
 from rt4chart.store.rows import StoredRow, unpack_report
 from rt4chart.store.schema import migrate, reviews, run_rows, runs
+
+
+MAX_NAME = 240  # the name column holds 255 characters; room is left for " (n)"
 
 
 def default_url() -> str:
@@ -154,18 +158,26 @@ class Store:
     def create_run(self, name: str, *, judge: str, model: Optional[str] = None, source: str = "",
                    manifest: Optional[dict] = None, mapping: Optional[dict] = None, fingerprint: str = "",
                    tags: Iterable[str] = ()) -> RunInfo:
+        """A new run named `name`, or `name (2)`, `name (3)`, … when taken (also by a batch starting at the same
+        moment); a name longer than MAX_NAME characters is shortened with an ellipsis."""
         run_id = uuid.uuid4().hex
-        with self.engine.begin() as conn:
-            taken = set(conn.execute(select(runs.c.name).where(runs.c.name.like(f"{name}%"))).scalars())
-            unique, n = name, 1
-            while unique in taken:
-                n += 1
-                unique = f"{name} ({n})"
-            conn.execute(runs.insert().values(
-                id=run_id, name=unique, created=_now(), source=source, fingerprint=fingerprint, judge=judge,
-                model=model, manifest=json.dumps(manifest or {}, default=str), mapping=json.dumps(mapping or {}),
-                tags=json.dumps(list(tags)), status="running"))
-        return self.get_run(run_id)
+        name = name if len(name) <= MAX_NAME else name[:MAX_NAME - 1] + "…"
+        for _attempt in range(50):
+            try:
+                with self.engine.begin() as conn:
+                    taken = set(conn.execute(select(runs.c.name).where(runs.c.name.like(f"{name[:200]}%"))).scalars())
+                    unique, n = name, 1
+                    while unique in taken:
+                        n += 1
+                        unique = f"{name} ({n})"
+                    conn.execute(runs.insert().values(
+                        id=run_id, name=unique, created=_now(), source=source, fingerprint=fingerprint, judge=judge,
+                        model=model, manifest=json.dumps(manifest or {}, default=str),
+                        mapping=json.dumps(mapping or {}), tags=json.dumps(list(tags)), status="running"))
+                return self.get_run(run_id)
+            except IntegrityError:  # another process took the same name between our read and our insert
+                continue
+        raise StoreError(f"could not find a free run name for {name!r}")
 
     def find_run(self, run_id: str) -> Optional[RunInfo]:
         """The run with this exact id, or None when it is gone."""
