@@ -13,6 +13,7 @@ do (llama.cpp's llama-server, llama-cpp-python's server, OpenAI) with their own 
   partial       the decomposition covers only the first sentence of the answer
   loop          the model never stops: replies are cut at max_tokens (finish_reason "length")
   slow          no reply for `slow_s` seconds
+  drip          the reply's bytes one at a time, `drip_s` apart (each read is quick; the whole reply is not)
 `n_ctx` (llama-server's /props) makes prompts longer than n_ctx * 4 characters fail with llama-server's
 context-size error. Every request is recorded in `requests`; `stats` counts outcomes.
 """
@@ -34,7 +35,8 @@ LLAMA_CPP_PYTHON_500 = ("[{'type': 'literal_error', 'loc': ('body', 'response_fo
 
 
 class EndpointServer:
-    def __init__(self, behaviour: str = "ok", n_ctx: Optional[int] = None, slow_s: float = 5.0):
+    def __init__(self, behaviour: str = "ok", n_ctx: Optional[int] = None, slow_s: float = 5.0, drip_s: float = 0.2):
+        self.drip_s = drip_s
         self.behaviour, self.n_ctx, self.slow_s = behaviour, n_ctx, slow_s
         self.requests: list[dict] = []
         self.stats: Counter = Counter()
@@ -76,7 +78,13 @@ class EndpointServer:
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         try:
-            handler.wfile.write(data)
+            if self.behaviour == "drip" and status == 200:
+                for i in range(len(data)):
+                    handler.wfile.write(data[i:i + 1])
+                    handler.wfile.flush()
+                    time.sleep(self.drip_s)
+            else:
+                handler.wfile.write(data)
         except (BrokenPipeError, ConnectionResetError):
             pass
 

@@ -95,6 +95,17 @@ def test_server_errors_and_timeouts_stay_per_call_failures(tmp_path):
     assert report.coverage.failed_calls == report.coverage.judge_calls and elapsed < 20
 
 
+@pytest.mark.slow
+def test_the_timeout_bounds_a_whole_reply_that_drips_one_byte_at_a_time(tmp_path):
+    with EndpointServer("drip", drip_s=0.1) as server:  # each read arrives well within the timeout
+        started = time.perf_counter()
+        report = audit(CONTEXT, "The dam is 40 metres high.", judge=judge_for(server, timeout_s=1, max_attempts=4))
+        elapsed = time.perf_counter() - started
+    assert report.status == "unverified" and "no reply within 1 s" in report.claims[0].rationale
+    assert report.coverage.judge_calls == 3 * 2  # each call: the request and its one retry
+    assert elapsed < 15  # was unbounded: ~40 s per request at one byte a second
+
+
 def test_a_partial_decomposition_never_reads_as_faithful(tmp_path):
     with EndpointServer("partial") as server:
         report = audit(CONTEXT, ANSWER, judge=judge_for(server))

@@ -19,6 +19,7 @@ import random
 import re
 import threading
 import time
+from types import SimpleNamespace
 from typing import Any, Callable, Optional
 
 from rt4chart.core.errors import JudgeConfigError, JudgeFatalError, LLMCallError
@@ -145,7 +146,7 @@ class OpenAIChatClient(ChatClient):
             try:
                 with self._slots:
                     sent += 1
-                    response = self._client.chat.completions.create(**request)
+                    response = self._create(request)
             except Exception as exc:  # classified below
                 failed += 1
                 action = self._classify(exc, mode, attempt, timeouts)
@@ -166,6 +167,28 @@ class OpenAIChatClient(ChatClient):
                               completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
                               requests=sent, failed=failed,
                               finish_reason=getattr(choice, "finish_reason", None) if choice is not None else None)
+
+    def _create(self, request: dict) -> Any:
+        """One request whose whole reply must arrive within `timeout_s`: the SDK's timeout bounds each read,
+        so a server that drips its reply a byte at a time would otherwise hold a row for minutes. The body
+        is read in chunks and the request abandoned (its connection closed) once the deadline passes."""
+        completions = self._client.chat.completions
+        streaming = getattr(completions, "with_streaming_response", None)
+        if streaming is None:  # an injected client (recording fakes, the dry-run planner)
+            return completions.create(**request)
+        import openai
+
+        deadline = time.monotonic() + self.timeout_s
+        with streaming.create(**request) as raw:
+            chunks = []
+            for chunk in raw.iter_bytes():
+                chunks.append(chunk)
+                if time.monotonic() > deadline:
+                    raise openai.APITimeoutError(request=raw.http_request)
+        try:
+            return json.loads(b"".join(chunks), object_hook=lambda d: SimpleNamespace(**d))
+        except ValueError as exc:
+            raise LLMCallError(f"the server's reply is not JSON ({exc})", kind="http") from None
 
     def _classify(self, exc: Exception, mode: str, attempt: int, timeouts: int) -> str:
         """'switched' (format stepped down), 'timeout', 'retry', or 'fail'; sets the fatal error when no
