@@ -23,7 +23,6 @@ from rt4chart.evaluation.metrics import Rate
 from rt4chart.store.rows import StoredRow, unpack_report
 from rt4chart.store.schema import migrate, reviews, run_rows, runs
 
-
 MAX_NAME = 240  # the name column holds 255 characters; room is left for " (n)"
 
 
