@@ -247,3 +247,28 @@ def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_writt
     with pytest.raises(InputError, match="changed while it was audited"):
         run_batch(str(source), str(out), make_judge("offline"), store=store, run_name="edited", progress=edit_midway)
     assert not out.exists() and store.get_run("edited").status == "failed"
+
+
+def test_json_ids_are_kept_as_written_and_a_key_given_twice_is_refused_with_its_line(tmp_path):
+    source = tmp_path / "ids.jsonl"
+    source.write_text('{"id": 1.10, "context": "The sky is blue.", "answer": "The sky is blue."}\n'
+                      '{"id": 1e2, "context": "The sky is blue.", "answer": "The sky is blue."}\n'
+                      '{"id": 7, "context": "The sky is blue.", "answer": "The sky is blue."}\n')
+    assert [r.id for r in read_records(str(source))] == ["1.10", "1e2", "7"]  # were "1.1" and "100.0"
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text('{"id": "a", "context": "x.", "answer": "y."}\n'
+                     '{"id": "b", "context": "x.", "answer": "y.", "answer": "z."}\n')
+    with pytest.raises(InputError, match="line 2: the key 'answer' appears twice"):
+        read_records(str(twice))
+
+
+def test_a_parquet_binary_column_is_read_as_its_text(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "bin.parquet"
+    pq.write_table(pa.table({"id": ["1", "2"], "context": [b"The sky is blue.", b"\xff\xfe broken"],
+                             "answer": ["The sky is blue.", "The sky is blue."]}), path)
+    records = read_records(str(path))
+    assert records[0].context == "The sky is blue." and records[0].error is None  # was "b'The sky is blue.'"
+    assert records[1].error is not None  # bytes that are no UTF-8 make that record fail, never the file

@@ -9,7 +9,7 @@ from typing import Iterable, Iterator, Optional, Sequence
 from rt4chart.core.errors import InputError
 from rt4chart.core.rows import Record  # noqa: F401 - re-exported
 from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
-from rt4chart.data.tables import Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
+from rt4chart.data.tables import JsonNumber, Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 
 
 def read_text(path: str) -> str:
@@ -29,8 +29,12 @@ def _cell(value) -> Optional[str]:
         return None
     if isinstance(value, float) and value != value:
         return None
-    if isinstance(value, str):
+    if isinstance(value, JsonNumber):
+        text = value.literal
+    elif isinstance(value, str):
         text = value
+    elif isinstance(value, (bytes, bytearray, memoryview)):  # a Parquet binary column: its UTF-8 text
+        text = bytes(value).decode("utf-8", "surrogateescape")  # bytes that are no UTF-8 make the record fail
     elif isinstance(value, (dict, list)):
         text = json.dumps(value, ensure_ascii=False)
     elif isinstance(value, bool):

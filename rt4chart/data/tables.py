@@ -181,12 +181,45 @@ def _pandas_rows(opener: Callable[[], BinaryIO], delimiter: str, header: list[st
                 yield dict(zip(header, values))
 
 
+class JsonNumber(float):
+    """A JSON number with a fraction or exponent that remembers how it was written, so an id `1.10` stays
+    `1.10` (not `1.1`) and `1e2` stays `1e2` (not `100.0`); it computes like the float it is."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> "JsonNumber":
+        number = super().__new__(cls, literal)
+        number.literal = literal
+        return number
+
+
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    seen: set[str] = set()
+    for key, _value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def parse_json(text: str):
+    """JSON as rt4chart reads records: numbers keep their literal, a key given twice is refused."""
+    return json.loads(text, parse_float=JsonNumber, object_pairs_hook=_unique_keys)
+
+
 def json_object(line: str, source: str, n: int) -> Optional[dict]:
     """The JSON object on line `n`, None for a blank line; anything else is refused with its line."""
     if not line.strip():
         return None
     try:
-        obj = json.loads(line)
+        obj = parse_json(line)
+    except _DuplicateKey as exc:
+        raise InputError(f"{source}: line {n}: the key {exc.args[0]!r} appears twice in one object, so which value "
+                         "is meant is ambiguous; keep one") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: line {n}: not valid JSON ({exc.msg}); each line must be one JSON "
                          "object") from None
