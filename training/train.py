@@ -140,9 +140,12 @@ def main() -> None:
         print(json.dumps({"resumed_at": step, "of": total_steps}), file=log, flush=True)
     model.train()
     started, seen = time.time(), 0
+    orders = {0: per_epoch}  # each epoch's batch order, made once (it tokenizes every pair)
     while step < total_steps:
         epoch, index = divmod(step, len(per_epoch))
-        order = per_epoch if epoch == 0 else batches(train, tokenizer, args.batch_size, args.max_len, args.seed + epoch)
+        if epoch not in orders:
+            orders[epoch] = batches(train, tokenizer, args.batch_size, args.max_len, args.seed + epoch)
+        order = orders[epoch]
         enc, y = encode(tokenizer, [train[i] for i in order[index]], args.max_len)
         loss = loss_of(model(**enc).logits, y)
         loss.backward()
