@@ -9,7 +9,7 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")  # local: no
 def main() -> None:
     st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=ICON, layout="wide")
     from app_pages._shared import judge_sidebar
-    from app_pages._store import reopen_last_run
+    from app_pages._store import keep_run_in_url, reopen_last_run
 
     pages = [
         st.Page("app_pages/audit.py", title="Audit an answer", icon=":material/fact_check:", default=True),
@@ -22,8 +22,9 @@ def main() -> None:
     ]
     navigation = st.navigation(pages)
     judge_sidebar()
-    reopen_last_run()  # a reloaded browser gets the run it had open
+    reopen_last_run()  # a reloaded browser gets the run its address names
     navigation.run()
+    keep_run_in_url()
 
 
 main()

@@ -90,17 +90,32 @@ def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> 
     return s.finish_run(run.id)
 
 
+def keep_run_in_url() -> None:
+    """The open run's id in the page address (`?run=…`), so a reload, a bookmark or a shared link opens this
+    run — never whichever run someone else (a CLI batch, a colleague on a shared store) stored last."""
+    res = state.results()
+    run_id = res.run_id if res is not None else None
+    if run_id and st.query_params.get("run") != run_id:
+        st.query_params["run"] = run_id
+
+
 def reopen_last_run() -> None:
-    """Once per browser session: with nothing loaded, reopen the run opened last (a reload loses nothing)."""
+    """Once per browser session: with nothing loaded, reopen the run the address names (a reload loses
+    nothing); without one, nothing is opened."""
     if st.session_state.get("rt4.reopen_tried"):
         return
     st.session_state["rt4.reopen_tried"] = True
     if state.dataset() is not None:
         return
+    run_id = st.query_params.get("run")
+    if not run_id:
+        return
     try:
-        run = store().last_opened()
-        if run is not None:
-            open_run(run.id)
-            st.session_state["rt4.reopened"] = run.name
+        run = store().find_run(run_id)
+        if run is None:
+            st.session_state["rt4.store_error"] = f"The run {run_id} in the address is not in the run store."
+            return
+        open_run(run.id)
+        st.session_state["rt4.reopened"] = run.name
     except Exception as exc:  # noqa: BLE001 - a store that cannot be read must not stop the app
         st.session_state["rt4.store_error"] = f"The run store could not be read ({type(exc).__name__}: {exc})."

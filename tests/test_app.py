@@ -14,11 +14,16 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = str(ROOT / "app.py")
+SAMPLE = ROOT / "sample_data" / "rag_audit_sample.csv"
 PAGES = ["app_pages/audit.py", "app_pages/batch.py", "app_pages/metrics.py", "app_pages/insights.py", "app_pages/settings.py"]
 
 
-def app() -> AppTest:
-    return AppTest.from_file(APP, default_timeout=60).run()
+def app(run: str = "") -> AppTest:
+    """A new browser session; `run` is the run its address names (what a reload of a page showing a run has)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    if run:
+        at.query_params["run"] = run
+    return at.run()
 
 
 def click(at: AppTest, label: str) -> AppTest:
@@ -336,12 +341,18 @@ def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_runnin
     assert at.selectbox(key="w.drill").value is not None and 'data-role="answer"' in html_of(at)
 
 
-def test_a_new_browser_session_reopens_the_last_run():
+def test_a_reload_reopens_the_run_in_the_address_and_never_a_run_someone_else_stored(tmp_path, capsys):
     at = app()
     at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
     run_id = at.session_state["rt4.results"].run_id
-    reloaded = app()  # a reload is a new session
+    from rt4chart.cli.main import main
+
+    assert at.query_params["run"] == run_id  # the page's address names the open run
+    assert main(["batch", str(SAMPLE), "-o", str(tmp_path / "cli.jsonl"), "--run-name", "from-cli", "--quiet"]) == 0
+    capsys.readouterr()
+    assert "rt4.results" not in app().session_state  # was: every new session opened the CLI's newer run
+    reloaded = app(run=run_id)  # a reload keeps its address
     assert reloaded.session_state["rt4.results"].run_id == run_id
     reloaded.switch_page("app_pages/batch.py").run()
     assert "Reopened the last run" in visible_text(reloaded) and len(reloaded.session_state["rt4.results"].rows) == 20
@@ -354,7 +365,7 @@ def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_ed
     res = at.session_state["rt4.results"]
     row = at.selectbox(key="w.drill").value
     prefix = f"w.review.{res.run_id}.{row}"
-    other = app()  # a second browser session on the same run
+    other = app(run=res.run_id)  # a second browser session on the same run
     other.switch_page("app_pages/batch.py").run()
     other.selectbox(key="w.drill").set_value(row).run()
     at.radio(key=f"{prefix}.0").set_value("judge is wrong").run()
