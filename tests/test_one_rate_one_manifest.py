@@ -48,3 +48,33 @@ def test_a_stored_run_keeps_the_threshold_and_segmenter_its_rows_were_decided_wi
     expected = manifest_of(judge, config).model_dump(mode="json")
     assert stored["settings"]["threshold"] == 0.3  # was missing: reopened runs lost the threshold in use
     assert stored == expected
+
+
+def test_shown_scores_against_the_shown_threshold_give_exactly_the_decisions():
+    """`score >= threshold` on an export (or in the precision-recall chart) reproduces every flag, although
+    decisions are made on exact values and both numbers are shown with 6 decimals."""
+    import csv
+    from pathlib import Path
+
+    from rt4chart import audit
+
+    sample = Path(__file__).resolve().parents[1] / "sample_data" / "rag_audit_sample.csv"
+    rows = list(csv.DictReader(sample.open(encoding="utf-8")))
+    for threshold in (None, 0.3, 0.4133824, 0.6):
+        config = AuditConfig(threshold=threshold)
+        for row in rows:
+            report = audit(row["context"], row["answer"], row.get("question"), config=config)
+            shown_threshold = report.manifest.settings["threshold"]
+            assert round(shown_threshold, 6) == shown_threshold
+            if report.hallucinated is not None and report.score is not None:
+                assert (report.score >= shown_threshold) == report.hallucinated, (threshold, row["id"])
+            for claim in report.claims:
+                if claim.score is not None and claim.score >= shown_threshold:  # a flagged claim marks its text
+                    assert claim.hallucinated_spans, (threshold, row["id"])
+
+
+def test_a_score_is_rounded_towards_its_own_decision():
+    from rt4chart.auditing.scores import shown
+
+    assert shown(0.41338242, True) == 0.413383 and shown(0.41338242, False) == 0.413382
+    assert shown(0.5, True) == shown(0.5, False) == 0.5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from rt4chart.auditing.scores import boundary
+from rt4chart.auditing.scores import boundary, shown_threshold
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.types import Manifest
 from rt4chart.core.version import __version__
@@ -21,6 +21,7 @@ def manifest_of(judge: Judge, config: Optional[AuditConfig] = None, threshold: O
     config = config or AuditConfig()
     return Manifest(rt4chart_version=__version__, judge=judge.name, model=judge.model,
                     settings={"audit": config.model_dump(), "judge": judge.settings(),
-                              "threshold": threshold if threshold is not None else threshold_of(judge, config),
+                              "threshold": shown_threshold(threshold if threshold is not None
+                                                           else threshold_of(judge, config)),
                               "segmenter": segmenter_name()},
                     prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())

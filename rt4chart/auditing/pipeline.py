@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 from rt4chart.auditing.manifest import manifest_of, threshold_of
 from rt4chart.auditing.reflection import check_supported, reflect
-from rt4chart.auditing.scores import answer_score, calibrate
+from rt4chart.auditing.scores import answer_score, calibrate, shown
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.types import (
     AnswerStatus,
@@ -103,7 +103,7 @@ def _claim_result(claim: Claim, local: list[WindowVerdict], final: Judgement, au
     raw = claim_score(final.verdict, final.score)
     score = calibrate(raw, *calibration) if raw is not None else None
     flagged = score >= threshold if score is not None else False
-    score = round(score, 6) if score is not None else None  # decided on the exact value, shown rounded
+    score = shown(score, flagged) if score is not None else None  # decided on the exact value, shown rounded
     spans: list = []
     if flagged:
         spans = clip_to(final.unsupported, claim.spans) or list(claim.spans)
@@ -239,7 +239,7 @@ def _aggregate(run: _Audit, claims: list[Claim], finals: dict[int, Judgement], h
         top = max((r for r in results if r.score is not None), key=lambda r: r.score or 0.0)  # the answer is flagged by
         top.hallucinated_spans = list(top.claim.spans)  # its claims together: mark the most doubtful one
     status, hallucinated = and_join([r.verdict for r in results], score is not None and score >= threshold)
-    score = round(score, 6) if score is not None else None
+    score = shown(score, score >= threshold) if score is not None else None
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=data.answer)
     rounds = len(reflection.rounds) if reflection else 0
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(run.windows),

@@ -11,6 +11,7 @@ default threshold, so the default decisions stay the verdicts'.
 from __future__ import annotations
 
 import math
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from typing import Iterable, Optional
 
 
@@ -45,6 +46,24 @@ def answer_score(claim_scores: list[Optional[float]], calibration: tuple[float, 
     if claim_scores and not known:
         return None
     return calibrate(aggregate(known), *calibration)
+
+
+PLACES = 6  # scores and thresholds are shown (and exported) with this many decimals
+
+
+def shown(score: float, flagged: bool) -> float:
+    """A score as shown and exported: rounded to PLACES decimals towards its own decision (up when it is
+    flagged, down when not), so that `shown score >= shown threshold` gives exactly the decisions made on
+    the exact values — in an exported table as in the app's precision-recall chart."""
+    step = Decimal(1).scaleb(-PLACES)
+    exact = Decimal(repr(score))
+    return float(exact.quantize(step, rounding=ROUND_CEILING if flagged else ROUND_FLOOR))
+
+
+def shown_threshold(threshold: float) -> float:
+    """The threshold as shown: rounded up, so a flagged score (shown rounded up) still reaches it and an
+    unflagged one (shown rounded down, below the exact threshold) stays below it."""
+    return shown(threshold, True)
 
 
 def boundary(calibration: tuple[float, float] = (1.0, 0.0)) -> float:
