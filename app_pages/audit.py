@@ -1,4 +1,6 @@
 """Page: audit one answer against its context."""
+import hashlib
+
 import streamlit as st
 
 from app_pages import state
@@ -27,7 +29,9 @@ st.button("Load an example", on_click=load_example)
 with st.expander("Upload .txt files instead of pasting"):
     for field in ("context", "answer"):
         upload = st.file_uploader(f"{field.title()} file", type=["txt", "md"], key=f"audit.upload_{field}")
-        if upload is not None:
+        digest = hashlib.sha256(upload.getvalue()).hexdigest() if upload is not None else None
+        if digest is not None and inputs.get(f"upload_{field}") != digest:  # a new file, once: typing wins after
+            inputs[f"upload_{field}"] = digest
             try:
                 inputs[field] = st.session_state[f"w.audit.{field}"] = decode_bytes(upload.getvalue(), upload.name)
             except InputError as exc:
@@ -62,6 +66,11 @@ if go.button("Audit", type="primary"):
         cancel.empty()
 
 if inputs.get("report") is not None:
+    shown = inputs["report"]
+    if (shown.context, shown.answer, shown.question or "") != (inputs["context"], inputs["answer"],
+                                                              inputs["question"] or ""):
+        notice("warning", "The result below is for the texts as they were when you pressed Audit; they have "
+                          "changed since. Press Audit to check the texts above.")
     show_report(inputs["report"], key="audit.view")
     def keep() -> None:  # a callback: runs before the page is drawn, so the run list below includes it
         target = st.session_state.get("w.audit.keep.run")

@@ -78,6 +78,13 @@ def test_load_example_then_audit_marks_spans_numbers_them_and_a_flag_opens_its_e
     assert f"Claim {claim_id + 1}:" in shown and "Verdict:" in shown and "Evidence," in shown
 
 
+def test_a_result_whose_texts_changed_since_is_marked_out_of_date():
+    at = click(click(app(), "Load an example"), "Audit")
+    assert "have changed since" not in visible_text(at)
+    at.text_area(key="w.audit.answer").set_value("The sky is green.").run()
+    assert "have changed since" in visible_text(at)  # the result on screen is for the texts as they were
+
+
 def test_user_text_is_inert_everywhere_on_the_audit_page():
     at = app()
     question = "![x](http://127.0.0.1:9/beacon.gif) $x^2$ :red[alert] <b>bold</b>"
