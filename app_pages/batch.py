@@ -18,7 +18,7 @@ from app_pages._shared import (
     text,
 )
 from app_pages._store import run_spec_of
-from rt4chart.batch.stored import StoredBatch
+from rt4chart.batch.stored import StoredBatch, run_manifest
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.data.records import InputError, records_from_rows
@@ -67,6 +67,10 @@ if c2.button("Load the demo dataset", width="stretch"):
 elif upload is not None:
     load(upload.name, upload.getvalue())
 
+if (stopped := st.session_state.pop("rt4.batch.running", None)) is not None:
+    notice("warning", f"The last batch of {stopped} rows was stopped before it finished (Cancel, or the page was left); "
+                      "the rows it audited are kept as a cancelled run on the Runs page. The results below, if any, "
+                      "are from before it.")
 for key, kind in (("rt4.store_error", "warning"), ("rt4.reopened", "info")):
     if st.session_state.get(key):
         message = st.session_state.pop(key)
@@ -116,6 +120,9 @@ if st.button("Run batch audit", type="primary"):
         extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
         rows, reports = [], {}
         batch = StoredBatch(records, run_spec_of(judge, config, dict(m), ds), source=ds.name)
+        stop = st.empty()
+        stop.button("Cancel", help="Stops the batch; the rows audited so far are kept as a cancelled run.")
+        st.session_state["rt4.batch.running"] = len(records)  # still set on the next run if this one is stopped
         try:
             for done, row in enumerate(batch, 1):
                 rows.append(result_row(row, extra))
@@ -124,11 +131,15 @@ if st.button("Run batch audit", type="primary"):
                 eta = (time.perf_counter() - started) / done * (len(records) - done)
                 bar.progress(done / len(records), text=f"{done}/{len(records)} rows · ETA {eta:.0f} s")
         except JudgeConfigError as exc:  # the endpoint refuses the configuration: the run stopped
+            st.session_state.pop("rt4.batch.running", None)
             bar.empty()
+            stop.empty()
             notice("error", exc)
         else:
+            st.session_state.pop("rt4.batch.running", None)
+            stop.empty()
             bar.progress(1.0, text=f"Done: {len(records)} rows in {time.perf_counter() - started:.1f} s")
-            manifest = next(iter(reports.values())).manifest.model_dump() if reports else {}
+            manifest = run_manifest(batch.spec)
             run = batch.run
             if batch.store_error:
                 st.session_state["rt4.store_error"] = batch.store_error

@@ -288,3 +288,19 @@ def test_three_batches_on_a_fresh_store_at_once_each_get_their_own_run(request, 
 def test_a_run_name_longer_than_the_column_is_shortened_not_a_crash(store):
     run = store.create_run("x" * 400, judge="offline")
     assert len(run.name) <= 255 and run.name.endswith("…")
+
+
+def test_a_batch_stopped_midway_keeps_its_rows_as_a_cancelled_run(store):
+    from rt4chart.batch.spec import RunSpec
+    from rt4chart.batch.stored import StoredBatch
+    from rt4chart.core.rows import Record
+
+    records = [Record(id=str(i), context="The sky is blue.", answer="The sky is blue.", row=i + 1) for i in range(10)]
+    batch = StoredBatch(records, RunSpec(judge=make_judge("offline"), store=store, run_name="stopped"), "app",
+                        batch_rows=2)
+    rows = iter(batch)
+    for _ in range(5):
+        next(rows)
+    rows.close()  # what Streamlit's stop of the page script does to the loop
+    run = store.get_run("stopped")
+    assert run.status == "cancelled" and run.rows >= 4 and batch.run is None  # was: `running`, rows lost

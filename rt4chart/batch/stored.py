@@ -60,11 +60,12 @@ class StoredBatch:
     """Audit `records` in order and keep them as one run of `spec.store` (when set): iterating yields each
     row as it is done; once the last row is stored the run is finished (time, manifest) and is `self.run`.
     A store that fails does not stop the audit: the rows go on, `store_error` says what failed, and `run`
-    stays None. A batch abandoned midway leaves its run `running` with the rows stored so far."""
+    stays None. A batch stopped midway keeps its run, marked `cancelled`, with the rows audited so far."""
 
-    def __init__(self, records: Iterable[Record], spec: RunSpec, source: str):
-        self.records, self.spec, self.source = records, spec, source
+    def __init__(self, records: Iterable[Record], spec: RunSpec, source: str, batch_rows: int = 50):
+        self.records, self.spec, self.source, self.batch_rows = records, spec, source, batch_rows
         self.run: Optional[RunInfo] = None
+        self.started_run: Optional[RunInfo] = None  # the stored run, as soon as it exists
         self.store_error: Optional[str] = None
 
     def _failed(self, exc: Exception) -> None:
@@ -74,17 +75,28 @@ class StoredBatch:
         started = time.perf_counter()
         writer: Optional[RunWriter] = None
         try:
-            writer = open_writer(self.spec, self.source, batch_rows=500)
+            writer = open_writer(self.spec, self.source, batch_rows=self.batch_rows)
+            self.started_run = writer.run if writer is not None else None
         except Exception as exc:  # noqa: BLE001 - keeping the run failed, auditing goes on
             self._failed(exc)
-        for position, row, _stored in audited_rows(enumerate(self.records), self.spec):
-            if writer is not None:
+        finished = False
+        try:
+            for position, row, _stored in audited_rows(enumerate(self.records), self.spec):
+                if writer is not None:
+                    try:
+                        writer.add(pack(position, row))
+                    except Exception as exc:  # noqa: BLE001
+                        writer = None
+                        self._failed(exc)
+                yield row
+            finished = True
+        finally:
+            if writer is not None and not finished:  # stopped midway (Cancel, the page left): keep what is done
                 try:
-                    writer.add(pack(position, row))
+                    writer.flush()
+                    writer.store.mark_cancelled(writer.run.id)
                 except Exception as exc:  # noqa: BLE001
-                    writer = None
                     self._failed(exc)
-            yield row
         if writer is not None:
             try:
                 self.run = writer.finish(time.perf_counter() - started, manifest=run_manifest(self.spec))

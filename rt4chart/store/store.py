@@ -211,6 +211,15 @@ class Store:
                 elapsed_s=runs.c.elapsed_s + elapsed_s))
         return self.get_run(run_id)
 
+    def mark_cancelled(self, run_id: str) -> None:
+        """A run stopped before its last row (the app's Cancel, a page left): its rows so far are kept."""
+        with self.engine.begin() as conn:
+            counts: dict[str, int] = dict(conn.execute(select(run_rows.c.status, func.count()).where(
+                run_rows.c.run_id == run_id).group_by(run_rows.c.status)).all())
+            conn.execute(update(runs).where(runs.c.id == run_id).values(
+                status="cancelled", rows=sum(counts.values()), hallucinated=counts.get("hallucinated", 0),
+                unverified=counts.get("unverified", 0), failed=counts.get("error", 0)))
+
     def mark_failed(self, run_id: str) -> None:
         """A run that cannot be completed (its input changed under it): never resumed, shown as failed."""
         with self.engine.begin() as conn:
