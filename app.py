@@ -21,8 +21,8 @@ def main() -> None:
         st.Page("app_pages/settings.py", title="Settings & about", icon=":material/settings:"),
     ]
     navigation = st.navigation(pages)
+    reopen_last_run()  # a reloaded browser gets the run its address names (and its settings, before any widget)
     judge_sidebar()
-    reopen_last_run()  # a reloaded browser gets the run its address names
     navigation.run()
     keep_run_in_url()
 

@@ -54,6 +54,7 @@ def open_run(run_id: str) -> RunInfo:
         texts={r["id"]: {"question": r.get("question"), "context": r["context"], "answer": r["answer"]}
                for r in records}))
     s.mark_opened(run.id)
+    state.adopt_run_settings(run.manifest)
     return run
 
 

@@ -50,9 +50,29 @@ def bind(name: str, widget_key: Optional[str] = None, store: Optional[Callable[[
         st.session_state[key] = default if value is None else value
 
     def write_back() -> None:
-        (store or settings)()[name] = st.session_state[key]
+        if key in st.session_state:  # a key dropped meanwhile (settings adopted from a run) has nothing to write
+            (store or settings)()[name] = st.session_state[key]
 
     return {"key": key, "on_change": write_back}
+
+
+def adopt_run_settings(manifest: dict) -> None:
+    """A reopened run's settings become the session's (windows, threshold, judge), so the page never shows
+    one set of settings above results made with another, and the next run uses what is shown. Widgets
+    bound to them start again from the adopted values."""
+    audit = (manifest.get("settings") or {}).get("audit") or {}
+    s = settings()
+    for name in ("window_size", "window_stride", "windows_per_claim", "max_rounds"):
+        if isinstance(audit.get(name), int):
+            s[name] = audit[name]
+    if audit.get("threshold") is not None:
+        s["custom_threshold"], s["threshold"] = True, float(audit["threshold"])
+    else:
+        s["custom_threshold"] = False
+    if manifest.get("judge") in ("offline", "model", "hybrid", "openai"):
+        s["judge"] = manifest["judge"]
+    for name in list(s):
+        st.session_state.pop(f"w.{name}", None)
 
 
 def audit_config() -> AuditConfig:

@@ -365,6 +365,19 @@ def test_a_reload_reopens_the_run_in_the_address_and_never_a_run_someone_else_st
     assert "Reopened the last run" in visible_text(reloaded) and len(reloaded.session_state["rt4.results"].rows) == 20
 
 
+def test_a_reopened_run_brings_its_settings_so_the_page_shows_what_made_its_results():
+    at = app()
+    at.switch_page("app_pages/settings.py").run()
+    at.number_input(key="w.window_stride").set_value(2).run()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    run_id = at.session_state["rt4.results"].run_id
+    reloaded = app(run=run_id)  # a reload: the session's settings are gone, the run's are not
+    reloaded.switch_page("app_pages/batch.py").run()
+    assert reloaded.session_state["rt4.settings"]["window_stride"] == 2
+    assert any("every 2" in c.value for c in reloaded.caption)  # the settings line above the results
+
+
 def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_edits():
     at = app()
     at.switch_page("app_pages/batch.py").run()
