@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import state
-from app_pages._shared import notice
+from app_pages._shared import notice, text
 from app_pages._store import store
 from rt4chart.core.types import AuditReport
 
@@ -59,7 +59,9 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
             old = latest.get((row_id, index))
             _synced(f"{prefix}.{index}", CLAIM_CHOICES[0] if old is None or old.judge_right is None else (
                 CLAIM_CHOICES[1] if old.judge_right else CLAIM_CHOICES[2]))
-            _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS else None)
+            likely = "entailed" if result.verdict.is_hallucination else "baseless"  # the usual correction
+            _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS[1:] else likely)
+            text(result.claim.text, f"Claim {index + 1}")  # the claim itself, beside its review (escaped)
             c1, c2 = st.columns([3, 2])
             picked = c1.radio(f"Claim {index + 1} — judge: {result.verdict.value}", CLAIM_CHOICES, horizontal=True,
                               key=f"{prefix}.{index}")
