@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages._shared import show_report, text
 from app_pages._store import store
-from rt4chart.runs import comparison
+from rt4chart.runs import comparison, run_figures
 
 st.title("Compare two runs")
 s = store()
@@ -25,6 +25,26 @@ c1, c2 = st.columns(2)
 a_id = c1.selectbox("Run A (before)", ids, format_func=label, key="w.compare.a")
 b_id = c2.selectbox("Run B (after)", ids, format_func=label, key="w.compare.b")
 a, b, result = comparison(s, a_id, b_id)
+if result.matched_rows == 0:
+    st.warning("These two runs share no rows (neither by id nor by context and answer), so there is nothing to "
+               "compare pairwise: pick two runs over the same data.")
+    st.stop()
+
+pairs = result.pairs
+figures = {"A": run_figures(s, a, [x for x, _ in pairs]), "B": run_figures(s, b, [y for _, y in pairs])}
+table = pd.DataFrame([{"run": f"{side}: {run.name}", "rows": f["rows"], "hallucination rate": f["rate"],
+                       **({"precision": f["precision"], "recall": f["recall"], "F1": f["f1"],
+                           "balanced accuracy": f["balanced_accuracy"], "gold rows": f["gold_rows"]}
+                          if "gold" in f else {}),
+                       "judge calls": f["judge_calls"], "tokens": f["tokens"], "audit time (s)": f["elapsed_s"]}
+                      for (side, f), run in zip(figures.items(), (a, b))])
+st.dataframe(table, hide_index=True, width="stretch",
+             column_config={k: st.column_config.NumberColumn(k, format="%.3f") for k in
+                            ("precision", "recall", "F1", "balanced accuracy")} |
+             {"hallucination rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+if "gold" not in figures["A"] or "gold" not in figures["B"]:
+    st.caption("With a gold column in both runs' mapping, precision, recall, F1 and balanced accuracy against it "
+               "appear here.")
 
 m = st.columns(4)
 m[0].metric("Rows compared", result.matched_rows - result.excluded,
@@ -46,7 +66,7 @@ if result.settings:
     st.dataframe(pd.DataFrame([{k: str(v) for k, v in d.items()} for d in result.settings]), hide_index=True,
                  width="stretch")
 else:
-    st.caption("The two manifests are the same.")
+    st.caption("The two runs were made with the same settings.")
 
 flipped = [("became hallucinated", i) for i in result.flipped_to_hallucinated] + [
     ("became faithful", i) for i in result.flipped_to_faithful]

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import json
+from typing import Iterable, Optional
 
 from rt4chart.data.columns import detect_group_columns
+from rt4chart.evaluation.metrics import Scores, as_bool, hallucination_rate
 from rt4chart.store import agreement, compare
 
 
@@ -25,3 +27,31 @@ def comparison(store, a_ref: str, b_ref: str, groups=None):
             columns = set(json.loads(a_rows[0]["result"])) & set(json.loads(b_rows[0]["result"]))
             groups = [g for g in detect_group_columns(sorted(columns))]
     return a, b, compare(a_rows, b_rows, a.manifest, b.manifest, groups)
+
+
+def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
+    """What one run did on the rows `row_ids` (default: all): rows, hallucination rate, judge calls, tokens and
+    time per row, and — when the run has a gold column — precision, recall, F1 and balanced accuracy
+    against it. The numbers the Compare page shows side by side to answer "did my change help?"."""
+    keep = set(row_ids) if row_ids is not None else None
+    rows = [r for r in store.row_index(run.id) if keep is None or r["row_id"] in keep]
+    flat = [json.loads(r["result"]) for r in rows]
+    rate = hallucination_rate(r["hallucinated"] for r in rows)
+    out = {"rows": len(rows), "rate": rate.value, "hallucinated": rate.count, "decided": rate.decided,
+           "judge_calls": sum(int(f.get("judge_calls") or 0) for f in flat),
+           "tokens": sum(int(f.get("tokens") or 0) for f in flat),
+           "elapsed_s": round(sum(float(f.get("elapsed_s") or 0.0) for f in flat), 2)}
+    gold = (run.mapping or {}).get("gold")
+    if gold:
+        s = Scores()
+        for r, f in zip(rows, flat):
+            if r["hallucinated"] is None or f.get(gold) in (None, ""):
+                continue
+            y, yhat = as_bool(f[gold]), bool(r["hallucinated"])
+            s.tp += y and yhat
+            s.fp += (not y) and yhat
+            s.fn += y and not yhat
+            s.tn += (not y) and not yhat
+        out.update(gold=gold, gold_rows=s.tp + s.fp + s.fn + s.tn, precision=s.precision, recall=s.recall, f1=s.f1,
+                   balanced_accuracy=s.balanced_accuracy)
+    return out

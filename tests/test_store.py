@@ -304,3 +304,15 @@ def test_a_batch_stopped_midway_keeps_its_rows_as_a_cancelled_run(store):
     rows.close()  # what Streamlit's stop of the page script does to the loop
     run = store.get_run("stopped")
     assert run.status == "cancelled" and run.rows >= 4 and batch.run is None  # was: `running`, rows lost
+
+
+def test_run_figures_give_gold_precision_recall_and_cost_per_run(store, tmp_path):
+    from rt4chart.runs import run_figures
+
+    summary, _out = batch(store, tmp_path, "with-gold", mapping={"gold": "gold_hallucinated"})
+    run = store.get_run("with-gold")
+    f = run_figures(store, run)
+    assert f["rows"] == 20 and f["decided"] + run.unverified + run.failed == 20
+    assert f["gold"] == "gold_hallucinated" and f["gold_rows"] > 0 and 0 <= f["balanced_accuracy"] <= 1
+    some = [r["row_id"] for r in store.row_index(run.id)][:5]
+    assert run_figures(store, run, some)["rows"] == 5
