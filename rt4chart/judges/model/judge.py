@@ -42,7 +42,7 @@ class ModelSettings:
     entail_threshold: float = 0.5    # P(entailed) from which a claim is entailed
     contradict_threshold: float = 0.6  # P(contradicted) from which a claim is contradicted (checked first)
     global_sentences: int = 6        # the global step reads this many best-matching sentences of the whole context
-    evidence_sentences: int = 8      # sentences of the deciding piece scored one by one for the evidence
+    evidence_sentences: int = 3      # sentences of the deciding piece (the best-matching by words) scored one by one
     threads: int = 0                 # inference threads (0: up to 4, as many as the machine has)
     calibration: tuple = (1.0, 0.0)  # (a, b) Platt calibration of answer scores
     hybrid_proofs: bool = True       # hybrid only: let the offline judge's proofs decide what they prove
@@ -246,9 +246,10 @@ class ModelJudge(Judge):
 
     def _evidence(self, j: ModelJudgement, claim: Claim, audit: AuditInput, usage: Usage) -> None:
         """The sentence of the deciding piece that the model rates highest alone for the verdict's relation."""
-        piece = j.piece[: self.config.evidence_sentences]
+        ranked_words = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
+        piece = ranked_words[: self.config.evidence_sentences]
         if j.verdict is Verdict.BASELESS:
-            j.nearest = piece[:1] if len(piece) == 1 else self._rank_lexically(claim, piece, audit)[:1]
+            j.nearest = piece[:1]
             return
         hyp = self._hypothesis(claim, audit)
         budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
@@ -265,8 +266,10 @@ class ModelJudge(Judge):
             j.contradicting = ranked[:1]
 
     def _rank_lexically(self, claim: Claim, ids: list[int], audit: AuditInput) -> list[int]:
+        """`ids` best-matching first by words (BM25); sentences sharing no word follow in their order."""
         stems = [t.stem for t in tokenize(claim.text) if t.is_content]
-        return [i for i, _ in audit.index.rank(stems, ids, len(ids))]
+        ranked = [i for i, _ in audit.index.rank(stems, ids, len(ids))]
+        return ranked + [i for i in ids if i not in ranked]
 
 
 class HybridJudge(ModelJudge):
