@@ -316,3 +316,21 @@ def test_run_figures_give_gold_precision_recall_and_cost_per_run(store, tmp_path
     assert f["gold"] == "gold_hallucinated" and f["gold_rows"] > 0 and 0 <= f["balanced_accuracy"] <= 1
     some = [r["row_id"] for r in store.row_index(run.id)][:5]
     assert run_figures(store, run, some)["rows"] == 5
+
+
+def test_a_run_stored_before_the_package_moved_into_rooms_still_opens(tmp_path):
+    """tests/fixtures/store_before_rooms.db was written by rt4chart at commit 700ac2f (a 3-row batch of the
+    sample); its run, rows and full reports open, and the reports are the ones that batch printed."""
+    import shutil
+
+    db = tmp_path / "old.db"
+    shutil.copy(ROOT / "tests" / "fixtures" / "store_before_rooms.db", db)
+    store = Store(f"sqlite:///{db}")
+    run = store.get_run("made-by-700ac2f")
+    assert (run.status, run.rows, run.manifest["judge"]) == ("complete", 3, "offline")
+    printed = [json.loads(x) for x in (ROOT / "tests" / "fixtures" / "store_before_rooms.predictions.jsonl")
+               .read_text().splitlines()]
+    reports = dict(store.reports(run.id))
+    assert [reports[p["id"]].status for p in printed] == [p["status"] for p in printed]
+    assert [[c.verdict.value for c in reports[p["id"]].claims] for p in printed] == [
+        [c["verdict"] for c in p["claims"]] for p in printed]
