@@ -24,8 +24,8 @@ from rt4chart.judges.factory import make_judge  # noqa: E402
 from rt4chart.judges.model import judge as model_judge  # noqa: E402
 
 FILES = {"ragtruth": "ragtruth_dev.jsonl", "faithbench": "faithbench_dev.jsonl", "halueval_qa": "halueval_qa_dev.jsonl"}
-ENTAIL = (0.3, 0.4, 0.5, 0.6, 0.7)
-CONTRA = (0.5, 0.7, 0.9, 1.01)   # 1.01: the model never contradicts on its own
+ENTAIL = (0.3, 0.45, 0.6, 0.75)
+CONTRA = (0.6, 0.85, 1.01)   # 1.01: the model never contradicts on its own
 
 
 def figures(result, name: str) -> dict:

@@ -21,10 +21,11 @@ from rt4chart.core.types import Claim, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.text.claims import split_claims
-from rt4chart.text.lexicon import tokenize
+from rt4chart.text.lexicon import number_key, tokenize
 
 SHIPPED = "shipped"
 _DIGIT = re.compile(r"\d")
+_FIGURE = re.compile(r"different figure than '([^']*)'|context says '([^']*)' where the claim says '([^']*)'")
 
 
 def shipped_path() -> str:
@@ -287,14 +288,25 @@ class HybridJudge(ModelJudge):
         return {**super().settings(), "offline": self.offline.settings()}
 
     def _proof(self, j: Judgement, claim: Claim, audit: AuditInput) -> bool:
-        """An exact finding of the lexical checks: a figure or date that differs from the context (or that
-        it never states), a passage cited wrongly, a statement about the context."""
-        if not self.config.hybrid_proofs or j.verdict is Verdict.ENTAILED and not claim.about_context:
+        """An exact finding of the lexical checks: a figure or date written in digits that differs from the
+        context's, or that the context never states; a passage cited wrongly; a statement about the context.
+        Word-level findings (a spelled-out 'half', an antonym, a negation, a missing word) are not proofs:
+        the model reads those."""
+        if not self.config.hybrid_proofs:
             return False
-        if claim.about_context or "passage" in j.rationale:
+        if claim.about_context:
             return True
-        return any(_DIGIT.search(audit.answer[s.start:s.end]) for s in j.unsupported) and j.verdict in (
-            Verdict.CONTRADICTED, Verdict.BASELESS)
+        if j.verdict is Verdict.CONTRADICTED:
+            if "passage" in j.rationale:
+                return True
+            for figure, theirs, mine in _FIGURE.findall(j.rationale):
+                if _DIGIT.search(figure) or (_DIGIT.search(theirs) and _DIGIT.search(mine)):
+                    return True
+            return False
+        if j.verdict is Verdict.BASELESS:
+            return any(t.number is not None and _DIGIT.search(t.text) and number_key(t.number)
+                       not in audit.index.all_numbers for t in tokenize(claim.text))
+        return False
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
