@@ -6,7 +6,8 @@ import pytest
 
 from rt4chart.batch.rows import run_records
 from rt4chart.core.rows import Record
-from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, name_words
+from rt4chart.data.columns import (detect_columns, detect_gold_column, detect_group_columns, detect_spans_column,
+                                   name_words)
 from rt4chart.judges.factory import make_judge
 from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.rows import result_row
@@ -78,3 +79,10 @@ def test_the_batch_report_is_self_contained_and_escapes_user_text(audited):
                     "Answers with the most issues", "Examples", "Run manifest"):
         assert section in page
     assert 'data-role="answer"' in page  # highlighted example answers
+
+
+def test_gold_labels_and_spans_are_found_under_the_names_teams_give_them():
+    assert detect_gold_column(["id", "context", "answer", "is_hallucination"]) == "is_hallucination"
+    assert detect_spans_column(["id", "annotated_spans"]) == "annotated_spans"
+    assert detect_spans_column(["id", "reviewer_spans_json"]) == "reviewer_spans_json"
+    assert detect_spans_column(["id", "context"]) is None

@@ -26,12 +26,13 @@ WORDS = {
     "id": {"id", "uid", "uuid", "key", "idx"},
 }
 GOLD_NAMES = ("gold_hallucinated", "hallucinated_gold", "gold", "label", "gold_label", "is_hallucinated",
-              "hallucinated", "human_label")
+              "is_hallucination", "hallucinated", "hallucination", "human_label")
 GOLD_WORDS = {"gold", "label", "labels", "human", "annotated", "annotation", "truth"}
 GROUP_NAMES = ("model", "task", "source", "dataset", "group", "system", "domain")
 GROUP_WORDS = {"model", "task", "dataset", "group", "system", "domain", "variant", "version", "llm", "retriever",
                "split", "category"}
-SPAN_NAMES = ("gold_spans", "spans", "hallucinated_spans", "labels_spans")
+SPAN_NAMES = ("gold_spans", "spans", "hallucinated_spans", "labels_spans", "annotated_spans", "hallucination_spans",
+              "span_labels")
 
 
 def name_words(column: str) -> list[str]:
@@ -121,8 +122,11 @@ def detect_gold_column(columns: Iterable[str]) -> Optional[str]:
 
 
 def detect_spans_column(columns: Iterable[str]) -> Optional[str]:
+    """A column of gold spans: a known name, else one whose name words include 'spans'."""
+    columns = list(columns)
     lowered = {str(c).lower(): c for c in columns}
-    return next((lowered[n] for n in SPAN_NAMES if n in lowered), None)
+    exact = next((lowered[n] for n in SPAN_NAMES if n in lowered), None)
+    return exact if exact is not None else next((c for c in columns if "spans" in name_words(c)), None)
 
 
 def detect_group_columns(columns: Iterable[str]) -> list[str]:
