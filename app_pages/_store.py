@@ -68,6 +68,13 @@ def run_spec_of(judge: Judge, config: AuditConfig, mapping: dict, dataset) -> Ru
                    run_name=f"{name} {datetime.now().strftime('%Y-%m-%d %H:%M')}")
 
 
+def batch_fingerprint(spec: RunSpec, dataset) -> str:
+    """What makes two app batches the same: the dataset's bytes, the mapping and the settings."""
+    from rt4chart.batch.journal import run_fingerprint
+
+    return run_fingerprint(dataset.digest, {**spec.settings(), "mapping": spec.mapping})
+
+
 def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> RunInfo:
     """Keep one audited answer in a run: a new run named `name`, or appended to the run `run_id`."""
     from rt4chart.core.rows import Record

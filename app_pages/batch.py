@@ -17,7 +17,7 @@ from app_pages._shared import (
     show_report,
     text,
 )
-from app_pages._store import run_spec_of
+from app_pages._store import batch_fingerprint, open_run, run_spec_of, store
 from rt4chart.batch.stored import StoredBatch, run_manifest
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
@@ -67,6 +67,9 @@ if c2.button("Load the demo dataset", width="stretch"):
 elif upload is not None:
     load(upload.name, upload.getvalue())
 
+if (same_name := st.session_state.pop("rt4.same_run", None)) is not None:
+    notice("info", f"This batch (the same rows, mapping, judge and settings) is already stored as run “{same_name}”: "
+                   "it is open below instead of a second identical run.")
 if (stopped := st.session_state.pop("rt4.batch.running", None)) is not None:
     notice("warning", f"The last batch of {stopped} rows was stopped before it finished (Cancel, or the page was left); "
                       "the rows it audited are kept as a cancelled run on the Runs page. The results below, if any, "
@@ -119,7 +122,14 @@ if st.button("Run batch audit", type="primary"):
         started = time.perf_counter()
         extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
         rows, reports = [], {}
-        batch = StoredBatch(records, run_spec_of(judge, config, dict(m), ds), source=ds.name)
+        spec = run_spec_of(judge, config, dict(m), ds)
+        fingerprint = batch_fingerprint(spec, ds)
+        same = None if judge.makes_calls else store().same_run(fingerprint)  # a deterministic judge: same result
+        if same is not None:
+            open_run(same.id)
+            st.session_state["rt4.same_run"] = same.name
+            st.rerun()
+        batch = StoredBatch(records, spec, source=ds.name, fingerprint=fingerprint)
         stop = st.empty()
         stop.button("Cancel", help="Stops the batch; the rows audited so far are kept as a cancelled run.")
         st.session_state["rt4.batch.running"] = len(records)  # still set on the next run if this one is stopped

@@ -378,6 +378,20 @@ def test_a_reopened_run_brings_its_settings_so_the_page_shows_what_made_its_resu
     assert any("every 2" in c.value for c in reloaded.caption)  # the settings line above the results
 
 
+def test_an_identical_rerun_opens_the_stored_run_instead_of_storing_a_copy():
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    first = at.session_state["rt4.results"].run_id
+    again = app()
+    again.switch_page("app_pages/batch.py").run()
+    again = click(click(again, "Load the demo dataset"), "Run batch audit")
+    assert again.session_state["rt4.results"].run_id == first and "already stored as run" in visible_text(again)
+    from rt4chart.store import Store
+
+    assert len(Store().list_runs()) == 1
+
+
 def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_edits():
     at = app()
     at.switch_page("app_pages/batch.py").run()

@@ -62,8 +62,10 @@ class StoredBatch:
     A store that fails does not stop the audit: the rows go on, `store_error` says what failed, and `run`
     stays None. A batch stopped midway keeps its run, marked `cancelled`, with the rows audited so far."""
 
-    def __init__(self, records: Iterable[Record], spec: RunSpec, source: str, batch_rows: int = 50):
+    def __init__(self, records: Iterable[Record], spec: RunSpec, source: str, batch_rows: int = 50,
+                 fingerprint: str = ""):
         self.records, self.spec, self.source, self.batch_rows = records, spec, source, batch_rows
+        self.fingerprint = fingerprint  # of the input and settings: what makes two batches the same batch
         self.run: Optional[RunInfo] = None
         self.started_run: Optional[RunInfo] = None  # the stored run, as soon as it exists
         self.store_error: Optional[str] = None
@@ -75,7 +77,7 @@ class StoredBatch:
         started = time.perf_counter()
         writer: Optional[RunWriter] = None
         try:
-            writer = open_writer(self.spec, self.source, batch_rows=self.batch_rows)
+            writer = open_writer(self.spec, self.source, self.fingerprint, batch_rows=self.batch_rows)
             self.started_run = writer.run if writer is not None else None
         except Exception as exc:  # noqa: BLE001 - keeping the run failed, auditing goes on
             self._failed(exc)

@@ -178,6 +178,15 @@ class Store:
                 continue
         raise StoreError(f"could not find a free run name for {name!r}")
 
+    def same_run(self, fingerprint: str) -> Optional[RunInfo]:
+        """The newest complete run of exactly this input and these settings, if any."""
+        if not fingerprint:
+            return None
+        with self.engine.connect() as conn:
+            run_id = conn.execute(select(runs.c.id).where(runs.c.fingerprint == fingerprint, runs.c.status == "complete")
+                                  .order_by(runs.c.created.desc()).limit(1)).scalar()
+        return self.get_run(run_id) if run_id else None
+
     def find_run(self, run_id: str) -> Optional[RunInfo]:
         """The run with this exact id, or None when it is gone."""
         try:
