@@ -26,7 +26,7 @@ _DEFAULT_CONFIG = AuditConfig()
 DEFAULTS: dict[str, Any] = {
     "window_size": _DEFAULT_CONFIG.window_size, "window_stride": _DEFAULT_CONFIG.window_stride,
     "windows_per_claim": _DEFAULT_CONFIG.windows_per_claim,
-    "judge": "offline", "checkpoint": "", "base_url": "", "model": "", "api_key": "", "timeout_s": 60.0, "max_attempts": 4,
+    "judge": "hybrid", "checkpoint": "", "base_url": "", "model": "", "api_key": "", "timeout_s": 60.0, "max_attempts": 4,
     "context_tokens": 0, "reflect": False, "max_rounds": _DEFAULT_CONFIG.max_rounds, "reviewer": "",
     "delimiter": "by extension", "custom_threshold": False, "threshold": 0.5,
 }

@@ -12,6 +12,7 @@ the model decides every other claim, and is never run on a proved one.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
@@ -40,13 +41,16 @@ class ModelSettings:
     docs/benchmarks.md)."""
 
     model: str = SHIPPED             # a checkpoint folder, a Hugging Face id in the local cache, or the shipped one
-    entail_threshold: float = 0.5    # P(entailed) from which a claim is entailed
-    contradict_threshold: float = 0.6  # P(contradicted) from which a claim is contradicted (checked first)
+    entail_threshold: float = 0.3    # P(entailed) from which a claim is entailed
+    contradict_threshold: float = 0.85  # P(contradicted) from which a claim is contradicted (checked first)
     global_sentences: int = 6        # the global step reads this many best-matching sentences of the whole context
     evidence_sentences: int = 3      # sentences of the deciding piece (the best-matching by words) scored one by one
     threads: int = 0                 # inference threads (0: up to 4, as many as the machine has)
     calibration: tuple = (1.0, 0.0)  # (a, b) Platt calibration of answer scores
     hybrid_proofs: bool = True       # hybrid only: let the offline judge's proofs decide what they prove
+    fuse_model: float = 1.0          # hybrid only: claim score logit = logit(offline) + fuse_model * logit(model) + fuse_bias
+    fuse_bias: float = 0.0
+    fuse_clip: float = 50.0          # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
 
 
 @dataclass
@@ -327,7 +331,41 @@ class HybridJudge(ModelJudge):
         rest = [c for c in claims if c.id not in proved]
         model = super().verify_global(rest, {c.id: hints[c.id] for c in rest if c.id in hints}, audit, usage) \
             if rest else {}
-        return {**proved, **model}
+        return {**proved, **{c.id: self._fuse(c, lexical[c.id], model[c.id]) for c in rest}}
+
+    def _fuse(self, claim: Claim, lexical: Judgement, read: Judgement) -> Judgement:
+        """One claim score from both judges: logit(offline) + k · logit(model) + b (k, b chosen by measurement,
+        docs/benchmarks.md); 0.5 stays the verdict's boundary. A hallucinated claim is contradicted when either
+        judge found a contradiction; its spans are the offline judge's unsupported words where it has them."""
+        cfg = self.config
+        offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
+        mine = read.score if read.score is not None else 0.5
+        clip = cfg.fuse_clip
+        score = _sigmoid(max(-clip, min(clip, _logit(offline))) + cfg.fuse_model * max(-clip, min(clip, _logit(mine)))
+                         + cfg.fuse_bias)
+        if score < 0.5:
+            j = read if read.verdict is Verdict.ENTAILED else lexical
+            verdict, spans = Verdict.ENTAILED, []
+        else:
+            contradicted = [x for x in (read, lexical) if x.verdict is Verdict.CONTRADICTED]
+            j = contradicted[0] if contradicted else (read if read.verdict is not Verdict.ENTAILED else lexical)
+            verdict = Verdict.CONTRADICTED if contradicted else Verdict.BASELESS
+            spans = list(lexical.unsupported) or list(claim.spans)
+        out = Judgement(verdict, supporting=list(j.supporting), contradicting=list(j.contradicting),
+                        nearest=list(j.nearest or lexical.nearest), unsupported=spans, score=score,
+                        rationale=f"{read.rationale}; word check: {lexical.rationale}")
+        if verdict is Verdict.ENTAILED and not out.supporting:
+            out.supporting = list(read.supporting or lexical.supporting)
+        return out
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return math.log(p / (1 - p))
+
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
 
 
 def _by_id(claims: list[Claim], claim_id: int) -> Claim:

@@ -1,0 +1,74 @@
+"""The verifier that ships with rt4chart: it loads with ONNX Runtime alone, says what it was made from, and
+the hybrid judge built on it keeps the offline judge's proofs while the model reads the rest. The examples
+are the ones of the issue that asked for a judge that reads; where verifier v1 still misses one, the test
+says so (strict xfail: it fails the day the miss is fixed, so the note is removed then)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rt4chart import audit
+from rt4chart.judges.factory import make_judge
+from rt4chart.judges.model.checkpoint import Checkpoint
+from rt4chart.judges.model.judge import shipped_path
+
+FOLDER = Path(shipped_path())
+
+
+def test_the_shipped_verifier_runs_on_onnx_runtime_with_its_three_labels():
+    ck = Checkpoint(str(FOLDER))
+    assert (ck.kind, ck.runtime, ck.max_length) == ("nli", "onnxruntime", 256)
+    assert ck.labels.labels == ("entailed", "contradicted", "baseless")
+    (e, c, b), = ck.pair_probs(["The bridge was built in 1850."], ["The bridge was built in 1850."])
+    assert e > 0.5 and abs(e + c + b - 1) < 1e-5
+
+
+def test_the_model_card_and_training_record_name_every_data_file_with_its_checksum():
+    card = (FOLDER / "MODEL_CARD.md").read_text()
+    record = json.loads((FOLDER / "training.json").read_text())
+    files = record["pairs"]["files"]
+    assert set(files) == {"halueval_qa.jsonl", "summedits.jsonl", "xsum_spans.jsonl", "begin.jsonl",
+                          "faithdial.jsonl", "dialfact.jsonl"}
+    assert all(len(f["sha256"]) == 64 for f in files.values()) and record["steps"] > 0
+    for name in files:
+        assert name in card
+    assert "halueval_dialogue" in json.dumps(record["pairs"]["excluded_files"])  # CC BY-NC: never shipped
+
+
+@pytest.fixture(scope="module")
+def hybrid():
+    return make_judge("hybrid")
+
+
+def test_a_figure_in_digits_that_differs_is_a_proof_the_model_never_reads(hybrid):
+    report = audit("The bridge was built in 1850. It is 40 metres long.", "The bridge was built in 1870.",
+                   judge=hybrid)
+    claim = report.claims[0]
+    assert claim.verdict.value == "contradicted" and claim.rationale.startswith("proof:")
+    assert [e.text for e in claim.evidence] == ["The bridge was built in 1850."]
+
+
+def test_a_verbatim_claim_is_entailed_with_its_sentence(hybrid):
+    context = ("Ahlam, a former teacher, fled with her children. From the camp she was able to call her husband, "
+               "who stayed behind.")
+    claim = audit(context, "Ahlam was able to call her husband.", judge=hybrid).claims[0]
+    assert claim.verdict.value == "entailed"  # the offline judge alone once called it contradicted
+    assert claim.evidence[0].text.startswith("From the camp she was able to call her husband")
+
+
+def test_a_lost_foot_where_the_context_says_the_leg_was_amputated_is_flagged(hybrid):
+    context = "The girl was injured in the blast. Doctors said her leg was amputated below the knee."
+    claim = audit(context, "The girl lost her foot in the blast.", judge=hybrid).claims[0]
+    assert claim.verdict.is_hallucination  # the offline judge alone calls it entailed
+
+
+@pytest.mark.xfail(strict=True, reason="verifier v1 reads the paraphrase (P entailed 0.71), but the offline judge's "
+                                       "word-level contradiction ('half' vs 'six') outweighs it in the fused score")
+def test_a_correct_paraphrase_of_a_figure_is_entailed(hybrid):
+    context = ("The museum opened in March. Visitors doubled in the first six months, the city said. "
+               "The café is on the ground floor.")
+    claim = audit(context, "Visitors doubled during the first half year.", judge=hybrid).claims[0]
+    assert claim.verdict.value == "entailed"
+    assert claim.evidence[0].text == "Visitors doubled in the first six months, the city said."
