@@ -6,8 +6,13 @@ import pytest
 
 from rt4chart.batch.rows import run_records
 from rt4chart.core.rows import Record
-from rt4chart.data.columns import (detect_columns, detect_gold_column, detect_group_columns, detect_spans_column,
-                                   name_words)
+from rt4chart.data.columns import (
+    detect_columns,
+    detect_gold_column,
+    detect_group_columns,
+    detect_spans_column,
+    name_words,
+)
 from rt4chart.judges.factory import make_judge
 from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.rows import result_row

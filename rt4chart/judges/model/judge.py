@@ -50,7 +50,7 @@ class ModelSettings:
     hybrid_proofs: bool = True       # hybrid only: let the offline judge's proofs decide what they prove
     fuse_model: float = 1.0          # hybrid only: claim score logit = logit(offline) + fuse_model * logit(model) + fuse_bias
     fuse_bias: float = 0.0
-    fuse_clip: float = 50.0          # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
+    fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
 
 
 @dataclass
@@ -334,8 +334,8 @@ class HybridJudge(ModelJudge):
         return {**proved, **{c.id: self._fuse(c, lexical[c.id], model[c.id]) for c in rest}}
 
     def _fuse(self, claim: Claim, lexical: Judgement, read: Judgement) -> Judgement:
-        """One claim score from both judges: logit(offline) + k · logit(model) + b (k, b chosen by measurement,
-        docs/benchmarks.md); 0.5 stays the verdict's boundary. A hallucinated claim is contradicted when either
+        """One claim score from both judges: logit(offline) + k · logit(model) + b, each logit clipped to ±clip
+        (k, b, clip chosen by measurement, docs/benchmarks.md); 0.5 stays the verdict's boundary. A hallucinated claim is contradicted when either
         judge found a contradiction; its spans are the offline judge's unsupported words where it has them."""
         cfg = self.config
         offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
