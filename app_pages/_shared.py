@@ -13,8 +13,10 @@ from typing import Optional
 
 import pandas as pd
 import streamlit as st
+from pydantic import ValidationError
 
 from app_pages import state
+from rt4chart.core.config import settings_problem
 from rt4chart.core.rows import Record
 from rt4chart.core.types import AuditReport
 from rt4chart.data.records import InputError, parse_rows
@@ -121,8 +123,8 @@ def audit_config_note() -> str:
     """The settings in effect, as one line (they are changed on the Settings page)."""
     try:
         c = state.audit_config()
-    except ValueError as exc:
-        return f"The window settings are invalid ({str(exc).splitlines()[-1]}); fix them on the Settings page."
+    except ValidationError as exc:
+        return f"The window settings are invalid ({settings_problem(exc)}); fix them on the Settings page."
     return (f"Windows of {c.window_size} sentences every {c.window_stride}, each claim checked in its "
             f"{c.windows_per_claim} best windows (Settings page) · judge: {state.settings()['judge']}"
             + (f" · self-reflection up to {c.max_rounds} rounds" if c.reflect else ""))

@@ -78,3 +78,24 @@ def test_a_score_is_rounded_towards_its_own_decision():
 
     assert shown(0.41338242, True) == 0.413383 and shown(0.41338242, False) == 0.413382
     assert shown(0.5, True) == shown(0.5, False) == 0.5
+
+
+def test_for_any_score_and_threshold_the_shown_values_give_the_decision():
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from rt4chart.auditing.scores import shown, shown_threshold
+
+    @given(st.floats(0, 1), st.floats(0, 1))
+    def check(score, threshold):
+        flagged = score >= threshold
+        assert (shown(score, flagged) >= shown_threshold(threshold)) == flagged
+
+    check()
+
+
+def test_csv_exports_never_start_a_cell_with_a_formula():
+    from rt4chart.reporting.rows import to_csv
+
+    text = to_csv([{"id": '=HYPERLINK("http://127.0.0.1:9/x","open me")', "note": "+1", "score": -0.5, "ok": "plain"}])
+    assert text.splitlines()[1].startswith("\"'=HYPERLINK(") and ",'+1," in text and ",-0.5," in text

@@ -7,7 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any, Optional
 
-from rt4chart.core.config import AuditConfig
+from pydantic import ValidationError
+
+from rt4chart.core.config import AuditConfig, settings_problem
 from rt4chart.core.errors import InputError
 from rt4chart.data.records import read_text
 from rt4chart.judges.factory import make_judge
@@ -31,8 +33,8 @@ def _build(args) -> tuple:
     try:
         config = AuditConfig(window_size=args.window_size, window_stride=args.window_stride,
                              reflect=args.reflect, max_rounds=args.max_rounds, threshold=args.threshold)
-    except ValueError as exc:
-        raise InputError(str(exc).splitlines()[-1]) from None
+    except ValidationError as exc:
+        raise InputError(f"invalid settings: {settings_problem(exc)}") from None
     judge = make_judge(args.judge, **options)
     if config.reflect:
         from rt4chart.auditing.reflection import check_supported

@@ -3,7 +3,17 @@ from __future__ import annotations
 
 from typing import Optional
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
+
+
+def settings_problem(exc: ValidationError) -> str:
+    """A validation error of the settings in words a user reads: which setting, what is wrong with it."""
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(x) for x in error.get("loc", ())) or "settings"
+        parts.append(f"{where.replace('_', '-')}: {error.get('msg', 'invalid')} (got {error.get('input')!r})"
+                     if where != "settings" else str(error.get("msg", "invalid")).removeprefix("Value error, "))
+    return "; ".join(parts)
 
 
 class AuditConfig(BaseModel):

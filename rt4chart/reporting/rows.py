@@ -70,14 +70,25 @@ def reflection_effect(rows: list[dict], gold_column: Optional[str] = None) -> di
     return out
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value):
+    """A cell a spreadsheet will show as text, never run: text starting like a formula gets a leading
+    apostrophe (OWASP's advice against CSV injection); numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
 def to_csv(rows: list[dict]) -> str:
     if not rows:
         return ""
     buffer = io.StringIO()
     fields = list(dict.fromkeys(k for r in rows for k in r))
-    writer = csv.DictWriter(buffer, fieldnames=fields)
+    writer = csv.DictWriter(buffer, fieldnames=[spreadsheet_safe(f) for f in fields])
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({spreadsheet_safe(k): spreadsheet_safe(v) for k, v in r.items()} for r in rows)
     return buffer.getvalue()
 
 
