@@ -130,3 +130,26 @@ def test_a_context_over_the_global_budget_is_checked_in_windows_and_the_cut_is_r
     assert 0 < shown < report.coverage.context_sentences == 400
     assert any(f"saw {shown} of 400 sentences" in note for note in report.notes)
     assert "Station 7 measured" in global_prompt["messages"][1]["content"]
+
+
+def test_a_reply_with_two_verdicts_for_a_claim_unknown_ids_and_missing_evidence_is_never_faithful():
+    """Each claim both entailed and contradicted, an id not asked about, evidence that does not exist: the
+    reply is invalid and goes through the repair path; repaired the same way, the claims are unverified."""
+    def script(name, prompt, n):
+        if name == "decomposition":
+            return default_reply(name, prompt)
+        results = []
+        for i in claim_ids(prompt):
+            for verdict in ("entailed", "contradicted"):
+                results.append({"claim_id": i, "verdict": verdict, "evidence_sentence_ids": [0, 999],
+                                "unsupported_text": [], "reason": "both"})
+        results.append({"claim_id": 77, "verdict": "entailed", "evidence_sentence_ids": [], "unsupported_text": [],
+                        "reason": "who?"})
+        return json.dumps({"results": results})
+
+    fake = FakeOpenAI(script)
+    report = audit("Item 1 is 10. Item 2 is 20.", "Item 1 is 10. Item 2 is 20.", judge=judge_with(fake))
+    assert report.status == "unverified" and {c.verdict for c in report.claims} == {Verdict.UNVERIFIED}
+    reason = report.claims[0].rationale
+    assert "more than one result" in reason and "not asked about" in reason and "do not exist" in reason
+    assert any(len(r["messages"]) == 4 for r in fake.requests)  # the repair was asked

@@ -156,9 +156,22 @@ class OpenAIJudge(Judge):
             values.update(hints=hints, examples=prompts.fewshot("fewshot_verify"))
         prompt = prompts.render(template, **values)
 
+        in_range = range(len(audit.context_sentences))
+
         def check(reply: Verification) -> Optional[str]:
-            missing = wanted - {r.claim_id for r in reply.results}
-            return f"results are missing for claim ids {sorted(missing)}" if missing else None
+            """A reply is valid only with exactly one result per asked claim and evidence ids that exist;
+            otherwise it goes through the repair path (never "first verdict wins")."""
+            given = [r.claim_id for r in reply.results]
+            problems = []
+            if missing := wanted - set(given):
+                problems.append(f"results are missing for claim ids {sorted(missing)}")
+            if twice := sorted({i for i in given if given.count(i) > 1}):
+                problems.append(f"claim ids {twice} have more than one result; give exactly one verdict per claim")
+            if unknown := sorted(set(given) - wanted):
+                problems.append(f"claim ids {unknown} were not asked about")
+            if bad := sorted({i for r in reply.results for i in r.evidence_sentence_ids if i not in in_range}):
+                problems.append(f"evidence sentence ids {bad} do not exist (the context has {len(in_range)})")
+            return "; ".join(problems) or None
 
         reply, failure = self._ask(prompt, verification_schema(), "verification", Verification, usage,
                                    verdict_reply_tokens(claims), check)
