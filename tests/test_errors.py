@@ -52,3 +52,11 @@ def test_a_bug_is_reported_as_a_bug_with_its_traceback_and_exit_70(monkeypatch, 
     assert cli.main(["audit", "--context", "a", "--answer", "b"]) == cli.EXIT_BUG == 70
     err = capsys.readouterr().err
     assert "Traceback" in err and "an internal invariant broke" in err and "a bug in rt4chart" in err
+
+
+@pytest.mark.parametrize("option, value, words", [("--window-size", "0", "window-size: Input should be greater"),
+                                                  ("--threshold", "5", "threshold: Input should be less")])
+def test_an_invalid_setting_names_the_setting_and_the_value(capsys, option, value, words):
+    assert cli.main(["audit", "--context", "a.", "--answer", "b.", option, value]) == 2
+    err = capsys.readouterr().err
+    assert words in err and f"(got {value}" in err and "pydantic" not in err
