@@ -23,8 +23,9 @@ def main() -> None:
     navigation = st.navigation(pages)
     reopen_last_run()  # a reloaded browser gets the run its address names (and its settings, before any widget)
     judge_sidebar()
+    keep_run_in_url()  # before the page draws: what it shows is already named in the address
     navigation.run()
-    keep_run_in_url()
+    keep_run_in_url()  # and a run the page opened or stored now
 
 
 main()

@@ -55,6 +55,7 @@ def open_run(run_id: str) -> RunInfo:
                for r in records}))
     s.mark_opened(run.id)
     state.adopt_run_settings(run.manifest)
+    st.query_params["run"] = run.id  # the address names the open run at once (a rerun may follow)
     return run
 
 
@@ -103,7 +104,7 @@ def keep_run_in_url() -> None:
     run — never whichever run someone else (a CLI batch, a colleague on a shared store) stored last."""
     res = state.results()
     run_id = res.run_id if res is not None else None
-    if run_id and st.query_params.get("run") != run_id:
+    if run_id:  # set on every run: a value set just before st.rerun() may never have reached the browser
         st.query_params["run"] = run_id
 
 
