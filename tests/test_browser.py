@@ -315,13 +315,17 @@ def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browse
         page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
         page.get_by_text("Stored as run").wait_for(timeout=60_000)
+        page.wait_for_url("**run=*", timeout=30_000)  # the address names the run it shows
         page.reload()
         page.get_by_text("Reopened the last run").wait_for(timeout=60_000)
         page.get_by_text("20 of 20 rows shown").wait_for(timeout=30_000)
         row = combobox(page, "Row").input_value()
+        page.wait_for_load_state("networkidle")
         page.get_by_text("judge is wrong").first.click()
         playwright.expect(page.get_by_text("Right verdict of claim 1")).to_be_visible(timeout=30_000)
-        page.get_by_role("radiogroup", name="Answer label").get_by_text("hallucinated").click()
+        label = page.get_by_role("radiogroup", name="Answer label")
+        playwright.expect(label).to_have_count(1, timeout=30_000)  # a rerun's stale copy is gone
+        label.get_by_text("hallucinated").click()
         playwright.expect(page.get_by_role("radiogroup", name="Answer label").get_by_role(
             "radio", name="hallucinated")).to_be_checked(timeout=30_000)
         page.wait_for_load_state("networkidle")
