@@ -56,7 +56,7 @@ def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
         yield from process_lines(rows, spec.judge, spec.config, spec.workers, writer is not None,
                                  str(spec.cache.path) if spec.cache else None)
         return
-    for position, row, _stored in audited_rows(rows, spec, None):
+    for position, row in audited_rows(rows, spec):
         yield position, json_line(output_line(row)), row_status(row), pack(position, row) if writer else None
 
 

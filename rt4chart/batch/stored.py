@@ -11,7 +11,7 @@ from rt4chart.auditing.manifest import manifest_of
 from rt4chart.batch.rows import run_records
 from rt4chart.batch.spec import RunSpec
 from rt4chart.core.rows import Record, RowResult
-from rt4chart.store.rows import StoredRow, pack
+from rt4chart.store.rows import pack
 from rt4chart.store.store import RunInfo
 from rt4chart.store.writer import RunWriter
 
@@ -37,10 +37,8 @@ def open_writer(spec: RunSpec, source: str, fingerprint: str = "", resume_run: O
     return RunWriter(spec.store, run, batch_rows=batch_rows)
 
 
-def audited_rows(rows: Iterable[tuple[int, Record]], spec: RunSpec,
-                 writer: Optional[RunWriter] = None) -> Iterator[tuple[int, RowResult, Optional[StoredRow]]]:
-    """(position, row, stored row) per record, in input order, with up to `spec.workers` threads; with a
-    `writer`, each row is handed to the store before it is yielded."""
+def audited_rows(rows: Iterable[tuple[int, Record]], spec: RunSpec) -> Iterator[tuple[int, RowResult]]:
+    """(position, row) per record, in input order, with up to `spec.workers` threads."""
     positions: dict[int, int] = {}
 
     def records() -> Iterator[Record]:
@@ -49,11 +47,7 @@ def audited_rows(rows: Iterable[tuple[int, Record]], spec: RunSpec,
             yield record
 
     for row in run_records(records(), spec.judge, spec.config, workers=spec.workers, cache=spec.cache):
-        position = positions.pop(id(row.record))
-        stored = pack(position, row) if writer is not None else None
-        if writer is not None and stored is not None:
-            writer.add(stored)
-        yield position, row, stored
+        yield positions.pop(id(row.record)), row
 
 
 class StoredBatch:
@@ -83,7 +77,7 @@ class StoredBatch:
             self._failed(exc)
         finished = False
         try:
-            for position, row, _stored in audited_rows(enumerate(self.records), self.spec):
+            for position, row in audited_rows(enumerate(self.records), self.spec):
                 if writer is not None:
                     try:
                         writer.add(pack(position, row))
