@@ -10,7 +10,8 @@ by the RT4CHART pipeline. This script turns records into pairs of that shape:
   say which); in a multi-sentence answer only the sentences that hold a gold span or an edit take it;
 * off-window pairs: a supported sentence with the window that covers it worst is `baseless` (a window
   without the evidence must never read as entailed, and never as contradicted);
-* perturbed pairs: a supported sentence with one figure changed or one negation added is `contradicted`.
+* perturbed pairs: a supported sentence with one figure changed, one negation added, or one name swapped
+  for another name of the same window (a meaning-level conflict in the same words) is `contradicted`.
 
 Which files go in is decided by their licences (`SHIPPABLE`); every choice is recorded in the output's
 manifest (file, records used, sha256). Deterministic: the same inputs give the same pairs.
@@ -28,7 +29,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from rt4chart.text import split_sentences
+from rt4chart.text.segment import split_sentences
 
 LABELS = ("entailed", "contradicted", "baseless", "hallucinated")
 # File -> domains excluded for their terms (None: whole file excluded from the shipped model).
@@ -44,10 +45,13 @@ NOT_SHIPPABLE = {"halueval_dialogue": "OpenDialKG CC BY-NC 4.0", "ragtruth_data2
                  "halueval_summarization": "answer-level labels over long documents (no sentence label)"}
 PER_FILE_CAP = {"halueval_qa": 5000, "summedits": 4000, "xsum_spans": 2400, "begin": 2600, "faithdial": 2000,
                 "dialfact": 400}
+PERTURB_RATE = 0.2      # share of supported sentences that also give a perturbed (contradicted) pair
+NAME_SWAP_SHARE = 0.0   # share of perturbations that swap a name (0 in the first shipped model's pairs)
 WINDOW_CHARS = 720   # ~180 word pieces: the premise's budget within 256 tokens
 _WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _AUX = re.compile(r"\b(is|are|was|were|has|have|had|will|can|did|does|do)\b(?! not)")
+_NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
 _STOP = frozenset("the a an of to in and or is are was were be been for on at by with as that this it its from".split())
 
 
@@ -128,7 +132,22 @@ def sentence_labels(record: dict) -> list[tuple[str, str]]:
     return out
 
 
-def _perturb(sentence: str, rng: random.Random) -> str | None:
+def _swap_name(sentence: str, premise: str, rng: random.Random) -> str | None:
+    """The sentence with one of its names replaced by another name that the premise mentions."""
+    mine = list(_NAME.finditer(sentence))
+    others = sorted({m.group() for m in _NAME.finditer(premise)} - {m.group() for m in mine})
+    others = [o for o in others if not any(o in m.group() or m.group() in o for m in mine)]
+    if not mine or not others:
+        return None
+    m = rng.choice(mine)
+    return sentence[:m.start()] + rng.choice(others) + sentence[m.end():]
+
+
+def _perturb(sentence: str, rng: random.Random, premise: str = "") -> str | None:
+    if premise and NAME_SWAP_SHARE and rng.random() < NAME_SWAP_SHARE:
+        swapped = _swap_name(sentence, premise, rng)
+        if swapped:
+            return swapped
     numbers = list(_NUMBER.finditer(sentence))
     if numbers and rng.random() < 0.6:
         m = rng.choice(numbers)
@@ -166,8 +185,8 @@ def pairs_of(record: dict, rng: random.Random) -> list[dict]:
         if len(cover) > 2 and cover[worst] < 0.25 and rng.random() < 0.35:
             out.append({**base, "premise": windows.text(worst), "hypothesis": hyp, "label": "baseless",
                         "kind": "off-window"})
-        if rng.random() < 0.2:
-            changed = _perturb(sentence, rng)
+        if rng.random() < PERTURB_RATE:
+            changed = _perturb(sentence, rng, windows.text(best))
             if changed:
                 out.append({**base, "premise": windows.text(best), "hypothesis": _hypothesis(record, changed),
                             "label": "contradicted", "kind": "perturbed"})
@@ -181,9 +200,10 @@ def _keep(record: dict, excluded: set[str]) -> bool:
     return record["meta"].get("domain") not in excluded
 
 
-def build(data: Path, files: dict[str, set[str]], seed: int = 13) -> tuple[list[dict], dict]:
+def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: float = 1.0) -> tuple[list[dict], dict]:
     pairs: list[dict] = []
-    manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS}
+    manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS,
+                      "cap_scale": cap_scale, "perturb_rate": PERTURB_RATE, "name_swap_share": NAME_SWAP_SHARE}
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -194,7 +214,7 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13) -> tuple[list[
         file_pairs: list[dict] = []
         used = 0
         for record in kept:
-            if len(file_pairs) >= PER_FILE_CAP[name]:
+            if len(file_pairs) >= PER_FILE_CAP[name] * cap_scale:
                 break
             file_pairs.extend(pairs_of(record, rng))
             used += 1
@@ -210,11 +230,16 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13) -> tuple[list[
 
 
 def main() -> None:
+    global PERTURB_RATE, NAME_SWAP_SHARE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
+    parser.add_argument("--cap-scale", type=float, default=1.0, help="multiply each file's cap on pairs")
+    parser.add_argument("--perturb-rate", type=float, default=PERTURB_RATE)
+    parser.add_argument("--name-swap-share", type=float, default=NAME_SWAP_SHARE)
     args = parser.parse_args()
-    pairs, manifest = build(args.data, SHIPPABLE)
+    PERTURB_RATE, NAME_SWAP_SHARE = args.perturb_rate, args.name_swap_share
+    pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:
         for pair in pairs:

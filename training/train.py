@@ -113,6 +113,8 @@ def main() -> None:
     parser.add_argument("--log-every", type=int, default=10)
     parser.add_argument("--validation-share", type=float, default=0.04)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--init", type=Path, default=None,
+                        help="start from this fine-tuned model folder (e.g. an earlier run's final/) instead of the encoder")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -120,7 +122,7 @@ def main() -> None:
     log = (args.out / "train.log").open("a")
     tokenizer = AutoTokenizer.from_pretrained(encoder_path())
     model = AutoModelForSequenceClassification.from_pretrained(
-        encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+        str(args.init) if args.init else encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
     train, valid = load_pairs(args.pairs, args.validation_share)
     per_epoch = batches(train, tokenizer, args.batch_size, args.max_len, args.seed)
     total_steps = int(len(per_epoch) * args.epochs)
