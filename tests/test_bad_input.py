@@ -44,9 +44,10 @@ def test_duplicate_ids_empty_rows_and_nan_text_lose_nothing(tmp_path):
     (tmp_path / "x.csv").write_text("id,context,answer,question\n1,C one.,A one.,\n,,,\n1,C two.,A two.,\n"
                                     "2,nan,A three.,Why?\n")
     records = read_records(str(tmp_path / "x.csv"))
-    assert [r.id for r in records] == ["1", "2", "1#2", "2#2"]  # the empty row is a record too (row 2)
+    # the empty row is a record too (row 2); its row number is an id that row 4 gives, so it takes "2#2"
+    assert [r.id for r in records] == ["1", "2#2", "1#2", "2"]
     assert [r.row for r in records] == [1, 2, 3, 4]
-    assert records[2].renamed_from == "1" and records[3].renamed_from == "2"
+    assert records[2].renamed_from == "1" and records[1].renamed_from is None and records[3].renamed_from is None
     assert records[0].question is None and records[1].answer == ""
     assert records[3].context == "nan" and records[3].question == "Why?"  # text is kept as written
 

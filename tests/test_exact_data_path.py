@@ -262,6 +262,45 @@ def test_json_ids_are_kept_as_written_and_a_key_given_twice_is_refused_with_its_
         read_records(str(twice))
 
 
+def test_a_row_without_an_id_never_takes_the_id_a_later_row_gives(tmp_path):
+    rows = [{"id": x, "context": "The sky is blue.", "answer": "The sky is blue."} for x in "abcde"]
+    rows += [{"context": "The sky is blue.", "answer": "The sky is blue."},      # row 6: no id
+             {"id": 6, "context": "The sky is blue.", "answer": "The sky is blue."},  # an explicit 6
+             {"id": 6, "context": "The sky is blue.", "answer": "It is green."}]      # 6 again
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    records = read_records(str(source))
+    assert [r.id for r in records][5:] == ["6#2", "6", "6#3"]  # the explicit 6 was renamed "6#2"
+    assert [r.renamed_from for r in records][5:] == [None, None, "6"]
+    assert [r.id for r in parse_rows_records(source)] == [r.id for r in records]  # the app's reader agrees
+    from rt4chart.batch.partitions import plan_input, read_partition
+
+    plan = plan_input(str(source), None, workers=2, size=3)  # the Dask engine's planner agrees
+    assert [r.id for p in plan.partitions for _, r in read_partition(p, plan.roles)] == [r.id for r in records]
+
+
+def parse_rows_records(source: Path):
+    from rt4chart.data.records import records_from_rows
+
+    rows = parse_rows(source.read_bytes(), source.name)
+    return list(records_from_rows(rows, source=source.name))
+
+
+def test_whitespace_cells_are_kept_as_written_and_json_nan_is_refused_with_its_line(tmp_path):
+    source = tmp_path / "in.csv"
+    source.write_text('id,context,answer,question\n1,"   ","The sky is blue.", \n2,"  \t",  ,\n')
+    records = read_records(str(source))
+    assert [(r.context, r.answer, r.question) for r in records] == [("   ", "The sky is blue.", " "),
+                                                                     ("  \t", "  ", None)]  # were "" and None
+    assert [audit(r.context, r.answer).status for r in records] == ["hallucinated", "empty"]
+    nan = tmp_path / "nan.jsonl"
+    nan.write_text('{"id": "a", "context": "x.", "answer": "y."}\n{"id": "b", "context": NaN, "answer": "y."}\n')
+    with pytest.raises(InputError, match="line 2: NaN is not JSON; write null for a missing value"):
+        read_records(str(nan))  # was read as a missing (empty) context
+    with pytest.raises(InputError, match="line 1: Infinity is not JSON"):
+        parse_rows(b'{"id": "a", "context": Infinity, "answer": "y."}\n', "up.jsonl")
+
+
 def test_a_parquet_binary_column_is_read_as_its_text(tmp_path):
     pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq

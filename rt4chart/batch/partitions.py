@@ -61,13 +61,14 @@ def _id_candidate(column: str, mapping: Optional[dict]) -> bool:
     return column == (mapping or {}).get("id") or _id_like(column)
 
 
-def _ids(raw: list[Optional[str]], renames: dict[int, tuple[str, str]], renamed: list[str]) -> None:
-    unique = UniqueIds()
+def _ids(raw: list[Optional[str]], renames: dict[int, tuple[str, Optional[str]]], renamed: list[str]) -> None:
+    unique = UniqueIds(raw)
     for position, value in enumerate(raw):
         rid, original = unique.assign(value, position + 1)
         if original is not None:
-            renames[position] = (rid, original)
             renamed.append(original)
+        if rid != (value if value is not None else str(position + 1)):
+            renames[position] = (rid, original)
 
 
 def _group(counts: list[int], size: int) -> list[tuple[int, int, int]]:
@@ -106,7 +107,7 @@ def plan_jsonl(path: str, mapping: Optional[dict], workers: int, size: Optional[
     if not count:
         return Plan(0, list(columns), {})
     roles = resolve_roles(list(columns), mapping, path, [first_row or {}])
-    renames: dict[int, tuple[str, str]] = {}
+    renames: dict[int, tuple[str, Optional[str]]] = {}
     renamed: list[str] = []
     _ids([raw_id(c, roles) for c in candidates], renames, renamed)
     step = size or partition_size(count, workers)
@@ -135,7 +136,7 @@ def plan_parquet(path: str, mapping: Optional[dict], workers: int, size: Optiona
     raw: list[Optional[str]] = [None] * count
     if roles.get("id"):
         raw = [raw_id({roles["id"]: v}, roles) for v in parquet.read(columns=[roles["id"]]).column(0).to_pylist()]
-    renames: dict[int, tuple[str, str]] = {}
+    renames: dict[int, tuple[str, Optional[str]]] = {}
     renamed: list[str] = []
     _ids(raw, renames, renamed)
     counts = [parquet.metadata.row_group(i).num_rows for i in range(parquet.num_row_groups)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Iterable, Iterator, Optional, Sequence
+from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from rt4chart.core.errors import InputError
 from rt4chart.core.rows import Record  # noqa: F401 - re-exported
@@ -23,8 +23,8 @@ def read_text(path: str) -> str:
 
 
 def _cell(value) -> Optional[str]:
-    """A cell as text, exactly as written; only a missing value (None, a float NaN from a Parquet or
-    JSON null) or an empty/blank cell is missing. Text such as 'NULL' or 'nan' is kept as text."""
+    """A cell as text, exactly as written (whitespace too); only a missing value (None, a Parquet null or
+    float NaN, a JSON null) or an empty cell is missing. Text such as 'NULL' or 'nan' is kept as text."""
     if value is None:
         return None
     if isinstance(value, float) and value != value:
@@ -41,7 +41,7 @@ def _cell(value) -> Optional[str]:
         text = "true" if value else "false"
     else:
         text = str(value)
-    return text if text.strip() else None
+    return text if text != "" else None
 
 
 def unicode_problem(text: str) -> Optional[str]:
@@ -84,22 +84,33 @@ def resolve_roles(columns: list[str], mapping: Optional[dict], source: str,
 
 
 class UniqueIds:
-    """Row ids in input order: the id column's value, else the row number; a repeated id gets a '#n'
-    suffix (never colliding with another id) so no row is lost or merged."""
+    """Row ids in input order: the id column's value, else the row number. An explicit id is never renamed
+    for a row without one: a row number that some row gives as its id (`explicit`) takes a '#n' suffix instead.
+    A repeated explicit id gets a '#n' suffix too (never colliding with another id), so no row is lost or merged."""
 
-    def __init__(self):
+    def __init__(self, explicit: Iterable[Optional[str]] = ()):
         self.used: set[str] = set()
+        self.explicit = {e for e in explicit if e is not None}
         self._suffixes: dict[str, int] = {}
 
+    def _suffixed(self, base: str) -> str:
+        k = self._suffixes.get(base, 1)
+        while k == 1 or f"{base}#{k}" in self.used or f"{base}#{k}" in self.explicit:
+            k += 1
+        self._suffixes[base] = k
+        return f"{base}#{k}"
+
     def assign(self, raw: Optional[str], n: int) -> tuple[str, Optional[str]]:
-        """(the id to use, the original id when it was renamed)."""
-        rid = raw if raw is not None else str(n)
+        """(the id to use, the original id when an explicit id was renamed)."""
         original = None
-        if rid in self.used:
-            original, k = rid, self._suffixes.get(rid, 1)
-            while f"{original}#{k}" in self.used or k == 1:
-                k += 1
-            self._suffixes[original], rid = k, f"{original}#{k}"
+        if raw is None:
+            rid = str(n)
+            if rid in self.used or rid in self.explicit:
+                rid = self._suffixed(rid)
+        elif raw in self.used:
+            original, rid = raw, self._suffixed(raw)
+        else:
+            rid = raw
         self.used.add(rid)
         return rid, original
 
@@ -123,18 +134,22 @@ def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str
 
 
 def records_from_rows(rows: Iterable[dict], mapping: Optional[dict] = None, source: str = "input",
-                      columns: Optional[list[str]] = None) -> Iterator[Record]:
+                      columns: Optional[list[str]] = None,
+                      rows_again: Optional[Callable[[], Iterable[dict]]] = None) -> Iterator[Record]:
     """Records from dict rows (consumed lazily), one per row, in order, with a role -> column mapping.
 
     `columns` are the table's columns (else the first row's keys). Ids come from the id column, else
     the row number; a repeated id gets a '#n' suffix so no row is lost or merged (`renamed_from` keeps
-    the original). A record whose texts hold invalid Unicode carries an `error` instead of being audited."""
+    the original). The explicit ids are read first (from `rows` when it is a sequence, else from
+    `rows_again()`), so that a row number given to a row without an id never takes an id that a later row
+    gives. A record whose texts hold invalid Unicode carries an `error` instead of being audited."""
     iterator = iter(rows)
     first = next(iterator, None)
     if first is None:
         return
     roles = resolve_roles(list(columns) if columns is not None else list(first.keys()), mapping, source, [first])
-    ids = UniqueIds()
+    again = (lambda: rows) if isinstance(rows, Sequence) else rows_again
+    ids = UniqueIds(raw_id(row, roles) for row in again()) if roles.get("id") and again else UniqueIds()
     for n, row in enumerate(_chain(first, iterator), 1):
         rid, original = ids.assign(raw_id(row, roles), n)
         yield make_record(row, roles, n, rid, original)
@@ -152,7 +167,7 @@ def iter_rows(path: str, delimiter: Optional[str] = None) -> Iterator[dict]:
 
 def table_records(table: Table, mapping: Optional[dict] = None) -> Iterator[Record]:
     """The records of a validated table, one per record, in order."""
-    return records_from_rows(table.rows(), mapping, table.source, columns=table.columns)
+    return records_from_rows(table.rows(), mapping, table.source, columns=table.columns, rows_again=table.rows)
 
 
 def iter_records(path: str, mapping: Optional[dict] = None, delimiter: Optional[str] = None) -> Iterator[Record]:

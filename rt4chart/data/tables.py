@@ -197,6 +197,14 @@ class _DuplicateKey(ValueError):
     pass
 
 
+class _NotJsonConstant(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJsonConstant(name)
+
+
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     seen: set[str] = set()
     for key, _value in pairs:
@@ -207,8 +215,9 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
 
 
 def parse_json(text: str):
-    """JSON as rt4chart reads records: numbers keep their literal, a key given twice is refused."""
-    return json.loads(text, parse_float=JsonNumber, object_pairs_hook=_unique_keys)
+    """JSON as rt4chart reads records: numbers keep their literal, a key given twice is refused, and so are
+    NaN and Infinity (Python's extensions, not JSON: a NaN context would silently become a missing one)."""
+    return json.loads(text, parse_float=JsonNumber, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
 
 
 def json_object(line: str, source: str, n: int) -> Optional[dict]:
@@ -220,6 +229,9 @@ def json_object(line: str, source: str, n: int) -> Optional[dict]:
     except _DuplicateKey as exc:
         raise InputError(f"{source}: line {n}: the key {exc.args[0]!r} appears twice in one object, so which value "
                          "is meant is ambiguous; keep one") from None
+    except _NotJsonConstant as exc:
+        raise InputError(f"{source}: line {n}: {exc.args[0]} is not JSON; write null for a missing value, or "
+                         f"\"{exc.args[0]}\" in quotes for the text") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{source}: line {n}: not valid JSON ({exc.msg}); each line must be one JSON "
                          "object") from None
