@@ -35,6 +35,7 @@ from rt4chart.reporting.html import (
     plain_html,
     report_html,
 )
+from rt4chart.reporting.printable import printable, printable_frame, printable_row
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
@@ -43,7 +44,15 @@ MAX_UPLOAD_MB = 25  # also .streamlit/config.toml's server.maxUploadSize
 
 def html(block: str) -> None:
     """Render our own (escaped) HTML with the shared stylesheet."""
-    st.html(f"<style>{CSS}</style>{block}")
+    st.html(f"<style>{CSS}</style>{printable(block)}")
+
+
+def show_table(data, where=None, **kwargs) -> None:
+    """A data frame of user text (lone surrogates shown as escapes: the page would fail to send them)."""
+    if isinstance(data, list):  # rows of dicts: made printable before pandas (its Arrow strings refuse them)
+        data = [printable_row(r) for r in data]
+    frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
+    (where or st).dataframe(printable_frame(frame), **kwargs)
 
 
 def text(value: object, label: str = "") -> None:
@@ -217,7 +226,7 @@ def _claim_detail(report: AuditReport, claim_id: int) -> None:
         if len(set(result.history)) > 1:
             st.warning("Changed by self-reflection: " + " → ".join(v.value for v in result.history))
         if result.local:
-            st.dataframe(pd.DataFrame([{"window": w.window_index + 1,
+            show_table(pd.DataFrame([{"window": w.window_index + 1,
                                         "sentences": f"{report.windows[w.window_index].first + 1}–"
                                                      f"{report.windows[w.window_index].last + 1}",
                                         "local verdict": w.verdict.value,

@@ -15,6 +15,7 @@ from app_pages._shared import (
     read_upload,
     sample_bytes,
     show_report,
+    show_table,
     text,
 )
 from app_pages._store import batch_fingerprint, open_run, run_spec_of, store
@@ -25,6 +26,7 @@ from rt4chart.data.records import InputError, records_from_rows
 from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.figures import status_figure
 from rt4chart.reporting.html import esc
+from rt4chart.reporting.printable import printable
 from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
 from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows
 
@@ -85,6 +87,10 @@ if ds is None:
 
 html(f"<h3>{len(ds.rows)} row{'s' if len(ds.rows) != 1 else ''} from {'run ' if ds.run_id else ''}"
      f"{esc(ds.name)}</h3>")
+if not ds.rows:
+    notice("warning", f"{ds.name} has no records (only a header, or nothing but blank lines): there is nothing to "
+                      "audit and nothing was stored. Upload a file with rows, or load the demo dataset.")
+    st.stop()
 st.markdown("**Column mapping** — detected from the column names and contents; change any box.")
 m = ds.mapping
 
@@ -97,17 +103,17 @@ options = [None] + ds.columns
 name_of = {None: "(none)"}
 r1 = st.columns(4)
 for col, role, label in zip(r1, ("context", "answer", "question", "id"), ("Context", "Answer", "Question", "Row id")):
-    col.selectbox(label, options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
+    col.selectbox(label, options, format_func=lambda c: printable(name_of.get(c, c)), placeholder="(none)",
                   **state.bind(role, f"w.map.{role}", mapping_store))
 r2 = st.columns([1, 1, 2])
-r2[0].selectbox("Gold label (optional)", options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
+r2[0].selectbox("Gold label (optional)", options, format_func=lambda c: printable(name_of.get(c, c)), placeholder="(none)",
                 **state.bind("gold", "w.map.gold", mapping_store))
-r2[1].selectbox("Gold spans, JSON (optional)", options, format_func=lambda c: name_of.get(c, c), placeholder="(none)",
+r2[1].selectbox("Gold spans, JSON (optional)", options, format_func=lambda c: printable(name_of.get(c, c)), placeholder="(none)",
                 **state.bind("gold_spans", "w.map.gold_spans", mapping_store))
 r2[2].multiselect("Group columns (model, task, …)", ds.columns,
                   **state.bind("groups", "w.map.groups", mapping_store, []))
 with st.expander("Preview (first 10 rows)"):
-    st.dataframe(pd.DataFrame(ds.rows[:10]), hide_index=True, width="stretch")
+    show_table(ds.rows[:10], hide_index=True, width="stretch")
 st.caption(audit_config_note())
 
 if st.button("Run batch audit", type="primary"):
@@ -164,11 +170,14 @@ if st.button("Run batch audit", type="primary"):
 res = state.results()
 if res is None:
     st.stop()
+if not res.rows:  # a run stored without rows (an older version stored header-only files): nothing to show
+    st.info("This run has no rows.")
+    st.stop()
 df = pd.DataFrame(res.rows)
 errors = df[df["status"] == "error"]
 if len(errors):
     notice("warning", f"{len(errors)} rows failed and are listed here; the rest of the run completed.")
-    st.dataframe(errors[["id", "error"]], hide_index=True, width="stretch")
+    show_table(errors[["id", "error"]], hide_index=True, width="stretch")
 unverified = int((df["status"] == "unverified").sum())
 if unverified:
     notice("warning", f"{unverified} answers are unverified (the judge failed on them): they count as neither "
@@ -181,21 +190,21 @@ f = st.columns(4)
 statuses = f[0].multiselect("Status", sorted(df["status"].unique()), **state.bind("statuses", "w.filter.status",
                                                                                   lambda: res.filters, []))
 verdict = f[1].selectbox("Has a claim that is", [None, "contradicted", "baseless", "unverified"],
-                         format_func=lambda v: "(any)" if v is None else v,
+                         format_func=lambda v: "(any)" if v is None else printable(v),
                          **state.bind("verdict", "w.filter.verdict", lambda: res.filters))
 disagreement = None
 if gold:
     disagreement = f[2].selectbox(f"Judge vs gold ({gold})", [None, *DISAGREEMENTS],
-                                  format_func=lambda v: "(all rows)" if v is None else v,
+                                  format_func=lambda v: "(all rows)" if v is None else printable(v),
                                   **state.bind("disagreement", "w.filter.disagreement", lambda: res.filters))
 group_filters = {}
 for g in res.mapping.get("groups", []):
     if g in df:
-        group_filters[g] = f[3].multiselect(g, sorted(df[g].astype(str).unique()),
+        group_filters[g] = f[3].multiselect(printable(g), sorted(df[g].astype(str).unique()), format_func=printable,
                                             **state.bind(f"group.{g}", f"w.filter.group.{g}", lambda: res.filters, []))
 view = apply_filters(df, Filters(statuses=statuses, verdict=verdict, groups=group_filters,
                                  disagreement=disagreement, gold_column=gold))
-st.dataframe(view, hide_index=True, width="stretch")
+show_table(view, hide_index=True, width="stretch")
 st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort")
 
 full = st.checkbox("Include question, context and answer in full in the downloads", key="w.export.full")
@@ -222,7 +231,7 @@ if ids:
         state.set_drill(ids[0])
     if st.session_state.get("w.drill") != state.drill():
         st.session_state["w.drill"] = state.drill()
-    chosen = st.selectbox("Row", ids, key="w.drill", on_change=lambda: state.set_drill(st.session_state["w.drill"]))
+    chosen = st.selectbox("Row", ids, key="w.drill", format_func=printable, on_change=lambda: state.set_drill(st.session_state["w.drill"]))
     text(chosen, "Row id:")
     report = res.reports[chosen]
     if res.run_id:

@@ -4,7 +4,7 @@ settings that differ."""
 import pandas as pd
 import streamlit as st
 
-from app_pages._shared import show_report, text
+from app_pages._shared import show_report, show_table, text
 from app_pages._store import store
 from rt4chart.runs import comparison, run_figures
 
@@ -38,7 +38,7 @@ table = pd.DataFrame([{"run": f"{side}: {run.name}", "rows": f["rows"], "halluci
                           if "gold" in f else {}),
                        "judge calls": f["judge_calls"], "tokens": f["tokens"], "audit time (s)": f["elapsed_s"]}
                       for (side, f), run in zip(figures.items(), (a, b))])
-st.dataframe(table, hide_index=True, width="stretch",
+show_table(table, hide_index=True, width="stretch",
              column_config={k: st.column_config.NumberColumn(k, format="%.3f") for k in
                             ("precision", "recall", "F1", "balanced accuracy")} |
              {"hallucination rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
@@ -59,11 +59,11 @@ st.caption(f"{len(result.flipped_to_hallucinated)} rows became hallucinated in B
 
 if result.groups:
     st.subheader("By group")
-    st.dataframe(pd.DataFrame(result.groups), hide_index=True, width="stretch",
+    show_table(pd.DataFrame(result.groups), hide_index=True, width="stretch",
                  column_config={k: st.column_config.NumberColumn(k, format="percent") for k in ("a_rate", "b_rate", "delta")})
 st.subheader("Settings that differ")
 if result.settings:
-    st.dataframe(pd.DataFrame([{k: str(v) for k, v in d.items()} for d in result.settings]), hide_index=True,
+    show_table(pd.DataFrame([{k: str(v) for k, v in d.items()} for d in result.settings]), hide_index=True,
                  width="stretch")
 else:
     st.caption("The two runs were made with the same settings.")

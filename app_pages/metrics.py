@@ -2,7 +2,7 @@
 import streamlit as st
 
 from app_pages import state
-from app_pages._shared import html
+from app_pages._shared import html, show_table
 from rt4chart.evaluation.metrics import fmt, hallucination_rate
 from rt4chart.reporting.figures import (
     claims_per_answer_figure,
@@ -59,7 +59,7 @@ if gold and gold in df:
         res.filters["disagreement"] = kind
         state.set_drill(str(wanted["id"].iloc[0]))
         st.switch_page("app_pages/batch.py")
-    right.dataframe(wanted[["id", "status", "contradicted", "baseless", "hallucinated_text"]], hide_index=True,
+    show_table(wanted[["id", "status", "contradicted", "baseless", "hallucinated_text"]], where=right, hide_index=True,
                     width="stretch", height=220)
 else:
     st.caption("Map a gold label column on the Batch page to see precision, recall, F1, balanced accuracy, the "
@@ -99,9 +99,9 @@ if scores is not None:
                    "first; pick your own threshold on the Settings page.")
 
 st.subheader("Answers with the most issues")
-st.dataframe(top_issues(df, 10), hide_index=True, width="stretch")
+show_table(top_issues(df, 10), hide_index=True, width="stretch")
 st.subheader("Contexts with the most issues")
-st.dataframe(top_contexts(df, 10), hide_index=True, width="stretch")
+show_table(top_contexts(df, 10), hide_index=True, width="stretch")
 
 effect = reflection_effect(res.rows, gold if scores is not None else None)
 if effect["answers"]:

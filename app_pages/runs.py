@@ -4,7 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from app_pages import state
-from app_pages._shared import notice
+from app_pages._shared import notice, show_table
 from app_pages._store import open_run, store
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
@@ -23,7 +23,7 @@ table = pd.DataFrame([{"name": r.name, "rate": r.as_dict()["rate"], "rows": r.ro
                                                                                           else ""),
                        "created": r.created.replace("T", " ")[:16], "tags": ", ".join(r.tags), "status": r.status}
                       for r in runs])
-st.dataframe(table, hide_index=True, width="stretch",
+show_table(table, hide_index=True, width="stretch",
              column_config={"rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
 
 by_id = {r.id: r for r in runs}

@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 from rt4chart.core.config import AuditConfig
+from rt4chart.reporting.printable import printable_row
 
 SETTINGS = "rt4.settings"
 DATASET = "rt4.dataset"
@@ -150,6 +151,8 @@ def results() -> Optional[Results]:
 
 
 def set_results(new: Results) -> None:
+    """The session's results; their rows are shown in tables, so lone surrogates become escapes here."""
+    new.rows = [printable_row(r) for r in new.rows]
     st.session_state[RESULTS] = new
     st.session_state.pop(DRILL, None)
 

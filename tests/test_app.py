@@ -473,3 +473,25 @@ def test_a_single_audit_is_kept_in_a_new_run_and_appended_to_it():
     at = click(at, "Save to the run")  # the same row id again: made unique, nothing overwritten
     assert [r["row_id"] for r in Store().row_index(run.id)] == ["harbor-4", "harbor-4#2"]
     assert Store().report(run.id, "harbor-4").status == at.session_state["rt4.audit"]["report"].status
+
+
+def test_records_the_reader_cannot_audit_are_failed_rows_and_a_header_only_file_stores_nothing():
+    from rt4chart.store import Store
+
+    deep = '{"id": "deep", "context": "X is 1.", "answer": "X is 1.", "meta": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    lines = [json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."}),
+             json.dumps({"id": "b", "context": "X is 1.", "answer": "X is \ud800 1."}), deep,
+             json.dumps({"id": "c", "context": "X is 1.", "answer": "X is 2."})]
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(upload(at, "logs.jsonl", ("\n".join(lines) + "\n").encode()), "Run batch audit")
+    rows = at.session_state["rt4.results"].rows
+    assert [r["status"] for r in rows] == ["faithful", "error", "error", "hallucinated"]  # the page crashed
+    assert "lone surrogate" in rows[1]["error"] and "nests JSON deeper" in rows[2]["error"]
+    [run] = Store().list_runs()
+    assert run.rows == 4
+    at = upload(app().switch_page("app_pages/batch.py").run(), "empty.csv", b"id,context,answer\n")
+    assert "no records" in visible_text(at) + " ".join(e.value for e in [*at.error, *at.warning, *at.info])
+    assert not [b for b in at.button if b.label == "Run batch audit" and not b.disabled]
+    assert len(Store().list_runs()) == 1  # a header-only file stored a 0-row run, which broke later sessions
+    assert not app().switch_page("app_pages/batch.py").run().exception

@@ -133,6 +133,24 @@ def test_a_lone_surrogate_is_that_records_error_and_every_other_row_is_written(t
     assert [lines[0]["status"], lines[2]["status"]] == ["faithful", "hallucinated"]
 
 
+def test_a_record_nested_too_deeply_to_read_is_that_records_error_on_every_engine(tmp_path):
+    deep = '{"id": "deep", "context": "X is 1.", "answer": "X is 1.", "meta": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    lines = [json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."}), deep,
+             json.dumps({"id": "c", "context": "X is 1.", "answer": "X is 2."})]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n")
+    outputs = []
+    for engine in ("local", "dask"):
+        out = tmp_path / f"{engine}.jsonl"
+        result = cli("batch", str(tmp_path / "in.jsonl"), "-o", str(out), "--quiet", "--engine", engine,
+                     "--no-store", cache_dir=tmp_path)
+        assert result.returncode == 1 and "1 of 3 records failed" in result.stderr, result.stderr  # was exit 70
+        outputs.append(out.read_bytes())
+    written = [json.loads(x) for x in outputs[0].decode().splitlines()]
+    assert [x["status"] for x in written] == ["faithful", "error", "hallucinated"]
+    assert "nests JSON deeper than the reader can follow" in written[1]["error"]
+    assert outputs[0] == outputs[1]
+
+
 def test_zero_width_characters_are_ignored_for_matching_and_offsets_stay_exact():
     context = "The Eiffel Tower was completed in 1889 for the World's Fair."
     for answer in ("The Eif\u200bfel Tower was completed in 18\u200b89.", "The Eif\u00adfel Tower was completed in 1889.",
@@ -311,3 +329,14 @@ def test_a_parquet_binary_column_is_read_as_its_text(tmp_path):
     records = read_records(str(path))
     assert records[0].context == "The sky is blue." and records[0].error is None  # was "b'The sky is blue.'"
     assert records[1].error is not None  # bytes that are no UTF-8 make that record fail, never the file
+
+
+def test_a_file_without_records_writes_an_empty_output_and_stores_no_run(tmp_path):
+    (tmp_path / "empty.csv").write_text("id,context,answer\n")
+    data = {"RT4CHART_DATA_DIR": str(tmp_path / "data")}
+    result = cli("batch", str(tmp_path / "empty.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet", env_extra=data,
+                 cache_dir=tmp_path)
+    assert result.returncode == 0 and (tmp_path / "o.jsonl").read_bytes() == b""
+    assert "has no records" in result.stderr and "no run was stored" in result.stderr
+    listed = cli("runs", "list", env_extra=data, cache_dir=tmp_path)
+    assert "no runs yet" in listed.stdout + listed.stderr  # a 0-row run was stored, and broke the app's Batch page

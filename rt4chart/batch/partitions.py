@@ -20,7 +20,7 @@ from rt4chart.core.errors import InputError
 from rt4chart.core.rows import Record
 from rt4chart.data.columns import could_be_id
 from rt4chart.data.records import UniqueIds, make_record, raw_id, resolve_roles
-from rt4chart.data.tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head, json_object, parse_json, undecodable
+from rt4chart.data.tables import JSONL_SUFFIXES, PARQUET_SUFFIXES, check_head, json_object, undecodable
 
 
 @dataclass(frozen=True)
@@ -171,7 +171,7 @@ def read_partition(part: Partition, roles: dict) -> Iterator[tuple[int, Record]]
         with open(part.path, "rb") as handle:
             handle.seek(part.start)
             data = handle.read(part.end - part.start)
-        rows = (parse_json(line) for line in data.decode("utf-8").split("\n") if line.strip())
+        rows = (json_object(line, part.path, 0) for line in data.decode("utf-8").split("\n") if line.strip())
     for position, row in enumerate(rows, part.first):
         rid, original = renames.get(position, (None, None))
         if rid is None:

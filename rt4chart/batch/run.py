@@ -140,7 +140,9 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         if journal is not None and not resume:
             journal.forget()
         done = journal.done_positions() if journal is not None else set()
-        writer = open_writer(spec, input_path, fingerprint, resume_run=journal.stored_run() if journal else None)
+        # a file without records is no run: its (empty) output is written, nothing is stored
+        writer = open_writer(spec, input_path, fingerprint, resume_run=journal.stored_run() if journal else None) \
+            if count else None
         if journal is not None and writer is not None:
             journal.remember_stored_run(writer.run.id)
         if store is not None and writer is not None:

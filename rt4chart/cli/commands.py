@@ -152,6 +152,9 @@ def cmd_predict(args) -> int:
     if summary.failed:
         print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
               f"{where}", file=sys.stderr)
+    if not summary.rows:
+        print(f"rt4chart: {args.input} has no records (a header only, or blank lines): nothing was audited, "
+              f"{where} is empty, no run was stored", file=sys.stderr)
     if summary.run_id:
         print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
               f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)

@@ -9,7 +9,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 from rt4chart.core.errors import InputError
 from rt4chart.core.rows import Record  # noqa: F401 - re-exported
 from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
-from rt4chart.data.tables import JsonNumber, Table, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
+from rt4chart.data.tables import JsonNumber, Table, UnreadableRow, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 
 
 def read_text(path: str) -> str:
@@ -120,7 +120,10 @@ def raw_id(row: dict, roles: dict) -> Optional[str]:
 
 
 def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str] = None) -> Record:
-    """The record of row number `n` (1-based); invalid Unicode makes it a record with an `error`."""
+    """The record of row number `n` (1-based); invalid Unicode or an unreadable row makes it a record with an
+    `error`."""
+    if isinstance(row, UnreadableRow):
+        return Record(id=rid, renamed_from=original, context="", answer="", row=n, error=f"InputError: {row.problem}")
     record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
                     answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
                     extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)

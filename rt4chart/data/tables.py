@@ -214,6 +214,15 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return dict(pairs)
 
 
+class UnreadableRow(dict):
+    """A line that is JSON but nests deeper than the reader can follow: an empty row that carries why, so it
+    becomes that record's error row and every other record is read."""
+
+    def __init__(self, problem: str):
+        super().__init__()
+        self.problem = problem
+
+
 def parse_json(text: str):
     """JSON as rt4chart reads records: numbers keep their literal, a key given twice is refused, and so are
     NaN and Infinity (Python's extensions, not JSON: a NaN context would silently become a missing one)."""
@@ -221,11 +230,15 @@ def parse_json(text: str):
 
 
 def json_object(line: str, source: str, n: int) -> Optional[dict]:
-    """The JSON object on line `n`, None for a blank line; anything else is refused with its line."""
+    """The JSON object on line `n`, None for a blank line, an `UnreadableRow` for one nested too deeply to
+    read (that record's error); anything else is refused with its line."""
     if not line.strip():
         return None
     try:
         obj = parse_json(line)
+    except RecursionError:
+        return UnreadableRow("the record nests JSON deeper than the reader can follow (about "
+                             f"{sys.getrecursionlimit()} levels); flatten its nested values and re-run")
     except _DuplicateKey as exc:
         raise InputError(f"{source}: line {n}: the key {exc.args[0]!r} appears twice in one object, so which value "
                          "is meant is ambiguous; keep one") from None

@@ -9,6 +9,7 @@ import html
 from typing import Iterable, Optional, Sequence
 
 from rt4chart.core.types import AuditReport, Span, Verdict
+from rt4chart.reporting.printable import printable
 
 STYLE = {
     "contradicted": {"bg": "#fde2e1", "fg": "#8a1c17", "line": "3px double #c62828", "label": "Contradicted"},
@@ -46,8 +47,8 @@ CSS = """
 
 
 def esc(text: object) -> str:
-    """HTML-escape anything, quotes included (safe in text and attribute values)."""
-    return html.escape("" if text is None else str(text), quote=True)
+    """HTML-escape anything, quotes included (safe in text and attribute values); lone surrogates as escapes."""
+    return html.escape(printable("" if text is None else str(text)), quote=True)
 
 
 def plain_html(text: object, label: str = "", tag: str = "div") -> str:

@@ -10,6 +10,7 @@ from typing import Iterable, Optional
 from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns  # noqa: F401 - re-exported
 from rt4chart.evaluation.metrics import Scores, as_bool, score
+from rt4chart.reporting.printable import printable
 
 
 def context_key(context: str) -> str:
@@ -75,10 +76,10 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 def spreadsheet_safe(value):
     """A cell a spreadsheet will show as text, never run: text starting like a formula gets a leading
-    apostrophe (OWASP's advice against CSV injection); numbers stay numbers."""
+    apostrophe (OWASP's advice against CSV injection); numbers stay numbers; lone surrogates as escapes."""
     if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
-        return "'" + value
-    return value
+        return "'" + printable(value)
+    return printable(value)
 
 
 def to_csv(rows: list[dict]) -> str:
