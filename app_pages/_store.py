@@ -10,6 +10,7 @@ import streamlit as st
 from app_pages import state
 from rt4chart.batch.spec import RunSpec
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import Rt4chartError
 from rt4chart.core.rows import RowResult
 from rt4chart.data.columns import detect_gold_column, detect_group_columns, detect_spans_column
 from rt4chart.judges.base import Judge
@@ -23,7 +24,17 @@ def _store_for(url: str) -> Store:
 
 
 def store() -> Store:
-    return _store_for(default_url())
+    """The app's run store; one that cannot be used (damaged, foreign, newer schema, unreachable) stops the page
+    with the store's one-line message instead of a traceback (Streamlit does not cache a failed open)."""
+    from app_pages._shared import notice
+
+    try:
+        return _store_for(default_url())
+    except Rt4chartError as exc:
+        notice("error", f"{exc}. Pages that need the run store (Runs, Compare, batch audits) wait for it; "
+                        "the Audit page works without it.")
+        st.stop()
+        raise  # st.stop() raises; this line is for the type checker
 
 
 def open_run(run_id: str) -> RunInfo:
@@ -120,7 +131,7 @@ def reopen_last_run() -> None:
     if not run_id:
         return
     try:
-        run = store().find_run(run_id)
+        run = _store_for(default_url()).find_run(run_id)  # not store(): a broken store must not stop this page
         if run is None:
             st.session_state["rt4.store_error"] = f"The run {run_id} in the address is not in the run store."
             return

@@ -495,3 +495,27 @@ def test_records_the_reader_cannot_audit_are_failed_rows_and_a_header_only_file_
     assert not [b for b in at.button if b.label == "Run batch audit" and not b.disabled]
     assert len(Store().list_runs()) == 1  # a header-only file stored a 0-row run, which broke later sessions
     assert not app().switch_page("app_pages/batch.py").run().exception
+
+
+@pytest.mark.parametrize("kind", ["newer schema", "not a database"])
+def test_a_store_the_app_cannot_use_is_one_message_on_the_pages_that_need_it(kind, tmp_path, monkeypatch):
+    from sqlalchemy import text as sql
+
+    from rt4chart.store import Store
+
+    path = tmp_path / "store.sqlite3"
+    if kind == "newer schema":
+        s = Store(f"sqlite:///{path}")
+        with s.engine.begin() as conn:
+            conn.execute(sql("UPDATE store_meta SET value = '99' WHERE key = 'schema_version'"))
+        s.close()
+    else:
+        path.write_bytes(b"not a database " * 100)
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{path}")
+    for page in ("app_pages/runs.py", "app_pages/compare.py"):
+        at = app().switch_page(page).run()
+        assert not at.exception, at.exception  # was a traceback on Runs and Compare
+        shown = visible_text(at)
+        assert str(path) in shown and ("newer than this rt4chart" in shown or "not a readable run store" in shown)
+    at = click(click(app(), "Load an example"), "Audit")  # auditing one answer needs no store
+    assert at.session_state["rt4.audit"]["report"].status == "hallucinated"

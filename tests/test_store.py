@@ -265,6 +265,64 @@ def test_a_store_file_deleted_during_the_run_is_said_and_the_predictions_are_kep
     assert len(out.read_text().splitlines()) == 30  # was: exit 0 and "stored as run", then no run at all
 
 
+def test_a_full_store_mid_run_is_one_message_the_predictions_are_kept_and_the_journal_resumes_exactly(tmp_path):
+    """The disk-full row: SQLite's max_page_count makes the store 'full' after its first rows (SQLITE_FULL, the
+    error a full disk gives), without a real full disk."""
+    from sqlalchemy import event
+
+    from rt4chart.core.errors import StoreError
+
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": f"Item {i} weighs {i} kg. It is red.",
+                                          "answer": f"Item {i} weighs {i + i % 2} kg."}) + "\n" for i in range(400)))
+    db = tmp_path / "runs.sqlite3"
+    store = Store(f"sqlite:///{db}")
+    pages = store.engine.connect().exec_driver_sql("PRAGMA page_count").scalar()
+
+    def small_disk(conn, _record):
+        conn.execute(f"PRAGMA max_page_count = {pages + 150}")  # room for the first 200 rows, not 400
+
+    event.listen(store.engine, "connect", small_disk)
+    store.engine.dispose()
+    out, journal = tmp_path / "out.jsonl", tmp_path / "out.journal"
+    with pytest.raises(StoreError) as fault:
+        run_batch(str(source), str(out), make_judge("offline"), store=store, journal_path=str(journal))
+    message = str(fault.value)
+    assert str(db) in message and "full" in message and "free space" in message and "\n" not in message
+    assert "predictions are complete in" in message  # was a traceback, rows journaled and none written
+    first = out.read_bytes()
+    assert len(first.splitlines()) == 400
+    event.remove(store.engine, "connect", small_disk)
+    store.engine.dispose()
+    out.unlink()
+    summary = run_batch(str(source), str(out), make_judge("offline"), store=store, journal_path=str(journal),
+                        resume=True)
+    assert out.read_bytes() == first and summary.resumed == 200  # the stored half is not redone
+    run = store.get_run(summary.run_id)
+    assert (run.status, run.rows) == ("complete", 400)
+
+
+def test_a_store_or_journal_that_is_no_database_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."}) + "\n")
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"these bytes are no SQLite database at all" * 20)
+    base = {**__import__("os").environ, "PYTHONPATH": str(ROOT), "RT4CHART_DATA_DIR": str(tmp_path / "data")}
+    for env, extra in (({**base, "RT4CHART_DB": str(junk)}, []),  # a plain path is a SQLite file
+                       (base, ["--journal", str(junk)])):
+        result = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(tmp_path / "o.jsonl"),
+                                 "--quiet", *extra], capture_output=True, text=True, env=env, timeout=120)
+        assert result.returncode == 2, result.stderr  # was a traceback and exit 70
+        assert str(junk) in result.stderr and "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    listed = subprocess.run([sys.executable, "-m", "rt4chart", "runs", "list"], capture_output=True, text=True,
+                            env={**base, "RT4CHART_DB": str(junk)}, timeout=120)
+    assert listed.returncode == 2 and "not a readable run store" in listed.stderr
+
+
 def test_three_batches_on_a_fresh_store_at_once_each_get_their_own_run(request, tmp_path):
     """First use of a store by concurrent processes: one migrates, the others wait; one run name taken by
     all three becomes name, name (2), name (3)."""

@@ -10,8 +10,11 @@ import hashlib
 import json
 import sqlite3
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
+
+from rt4chart.core.errors import StoreError
 
 
 def file_digest(path: str, chunk: int = 1 << 20) -> str:
@@ -27,6 +30,22 @@ def run_fingerprint(input_digest: str, settings: dict) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
+@contextmanager
+def _faults(path: Path) -> Iterator[None]:
+    """A SQLite fault of the journal (not a database, disk full, read-only) as one StoreError naming it."""
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        cause = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
+        if "full" in cause.lower():
+            advice = "free space on its disk and run again with --resume"
+        elif "not a database" in cause or "malformed" in cause:
+            advice = "it is no rt4chart journal: pass another --journal path, or delete the file to start afresh"
+        else:
+            advice = "check that it is writable, or pass another --journal path"
+        raise StoreError(f"the journal {path} cannot be used ({cause}): {advice}") from None
+
+
 class Journal:
     """Finished rows of one run: position -> output line (JSON text)."""
 
@@ -34,6 +53,13 @@ class Journal:
         self.path = Path(path)
         self.fingerprint = fingerprint
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        with _faults(self.path):
+            self._open()
+        self._pending: list[tuple] = []
+        self._commit_every, self._commit_seconds = commit_every, commit_seconds
+        self._last_commit = time.monotonic()
+
+    def _open(self) -> None:
         self._conn = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
@@ -42,9 +68,6 @@ class Journal:
         self._conn.execute("CREATE TABLE IF NOT EXISTS journal_stored_runs (run TEXT PRIMARY KEY, stored_run TEXT "
                            "NOT NULL)")
         self._conn.commit()
-        self._pending: list[tuple] = []
-        self._commit_every, self._commit_seconds = commit_every, commit_seconds
-        self._last_commit = time.monotonic()
 
     def done_positions(self) -> set[int]:
         self.flush()
@@ -77,11 +100,16 @@ class Journal:
 
     def flush(self) -> None:
         if self._pending:
+            with _faults(self.path):
+                self._write_pending()
+        self._last_commit = time.monotonic()
+
+    def _write_pending(self) -> None:
+        if self._pending:
             self._conn.executemany("INSERT OR REPLACE INTO journal_rows (run, position, line, status) "
                                    "VALUES (?, ?, ?, ?)", self._pending)
             self._conn.commit()
             self._pending = []
-        self._last_commit = time.monotonic()
 
     def count_status(self, status: str) -> int:
         """Finished rows of this run with this status ('error', 'unverified', ...)."""

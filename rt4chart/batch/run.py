@@ -187,11 +187,15 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
             stack.callback(tmp.unlink, missing_ok=True)
         ordered = _Ordered(count, input_path)
+        store_fault: Optional[StoreError] = None  # the store failed during the run: auditing and output go on
         for position, line, status, stored in results:
             summary.audited += 1
             finished += position not in done
-            if writer is not None and stored is not None:
-                writer.add(stored)
+            if writer is not None and stored is not None and store_fault is None:
+                try:
+                    writer.add(stored)
+                except StoreError as exc:
+                    store_fault = exc
             if journal is not None:
                 journal.record(position, line, status)
             else:
@@ -210,7 +214,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
         if file_digest(input_path) != digest:
-            if writer is not None:
+            if writer is not None and store_fault is None:
                 writer.flush()
                 writer.store.mark_failed(writer.run.id)
             raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
@@ -221,6 +225,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             os.replace(tmp, output_path)  # the predictions are complete, whatever happens to the store
         if writer is not None:
             try:
+                if store_fault is not None:
+                    raise store_fault
                 writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
             except StoreError as exc:
                 where = "standard output" if stream else output_path

@@ -133,8 +133,10 @@ def migrate(engine: Engine) -> int:
         metadata.create_all(conn, tables=[store_meta])
         before = current_version(conn)
         if before > SCHEMA_VERSION:
-            raise StoreError(f"the run store has schema version {before}, newer than this rt4chart knows "
-                             f"({SCHEMA_VERSION}); upgrade rt4chart")
+            where = engine.url.database if engine.dialect.name == "sqlite" else engine.url.render_as_string(True)
+            raise StoreError(f"the run store {where} has schema version {before}, newer than this rt4chart knows "
+                             f"({SCHEMA_VERSION}): upgrade rt4chart (pip install -U rt4chart), or set RT4CHART_DB "
+                             "to another store")
         for version, step in MIGRATIONS:
             if version <= before:
                 continue

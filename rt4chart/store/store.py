@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, Optional
 
 from sqlalchemy import create_engine, delete, event, func, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.types import AuditReport
@@ -31,7 +31,7 @@ def default_url() -> str:
     user data directory."""
     url = os.environ.get("RT4CHART_DB")
     if url:
-        return url
+        return url if "://" in url else f"sqlite:///{Path(url).expanduser().resolve()}"  # a plain path: a SQLite file
     from platformdirs import user_data_dir
 
     folder = Path(os.environ.get("RT4CHART_DATA_DIR") or user_data_dir("rt4chart"))
@@ -128,8 +128,28 @@ class Store:
             def _sqlite_pragmas(conn, _record):
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=NORMAL")
+        event.listen(self.engine, "handle_error", self._said_in_one_line)
         migrate(self.engine)
         self._file = self._identity()
+
+    def _where(self) -> str:
+        return self.engine.url.database or "" if self.url.startswith("sqlite") else safe_url(self.url)
+
+    def _said_in_one_line(self, context) -> None:
+        """A database fault (a damaged or foreign file, a full disk, a lost server) as one StoreError naming
+        the store and what to do; a unique-name clash stays an IntegrityError (create_run retries on it)."""
+        error = context.sqlalchemy_exception
+        if isinstance(error, IntegrityError) or not isinstance(error, DBAPIError):
+            return
+        cause = str(context.original_exception).strip().splitlines()[0][:200]
+        where = self._where()
+        if "full" in cause.lower():
+            advice = "free space on its disk and run again"
+        elif "not a database" in cause or "malformed" in cause:
+            advice = "it is not a readable run store: move the file aside (a new store is made) or set RT4CHART_DB"
+        else:
+            advice = "check that the store is reachable and writable, or set RT4CHART_DB to another store"
+        raise StoreError(f"the run store {where} cannot be used ({cause}): {advice}") from None
 
     def _identity(self) -> Optional[tuple[int, int]]:
         """(device, inode) of a SQLite store's file: a file deleted or replaced while open is noticed."""
