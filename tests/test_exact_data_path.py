@@ -340,3 +340,23 @@ def test_a_file_without_records_writes_an_empty_output_and_stores_no_run(tmp_pat
     assert "has no records" in result.stderr and "no run was stored" in result.stderr
     listed = cli("runs", "list", env_extra=data, cache_dir=tmp_path)
     assert "no runs yet" in listed.stdout + listed.stderr  # a 0-row run was stored, and broke the app's Batch page
+
+
+def test_devices_and_links_into_dev_are_written_in_place_never_replaced(tmp_path):
+    source = tmp_path / "in.jsonl"
+    source.write_text(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."}) + "\n")
+    quiet = cli("batch", str(source), "-o", "/dev/null", "--quiet", "--no-store", cache_dir=tmp_path)
+    assert quiet.returncode == 0 and quiet.stdout == ""  # was: the predictions printed to standard output
+    assert not Path("/dev/null.partial").exists() and not Path("/dev/null.journal.sqlite3").exists()
+    was_link = os.path.islink("/dev/stderr")
+    errors = tmp_path / "err.txt"
+    errors.write_text("earlier lines\n")
+    with errors.open("a") as handle:
+        env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+               "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"], "RT4CHART_CACHE_DIR": str(tmp_path)}
+        done = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", "/dev/stderr", "--quiet",
+                               "--no-store"], stderr=handle, env=env, timeout=120)
+    assert done.returncode == 0
+    lines = errors.read_text().splitlines()
+    assert lines[0] == "earlier lines" and json.loads(lines[1])["id"] == "a"  # appended, nothing lost
+    assert os.path.islink("/dev/stderr") == was_link  # was: the link replaced by a regular file (as root)

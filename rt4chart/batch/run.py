@@ -61,14 +61,19 @@ def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
 
 
 def is_stream(output_path: str) -> bool:
-    """'-' (standard output) or a path that is no regular file (/dev/stdout, a named pipe)."""
+    """'-' (standard output), or a path that is no regular file to replace: a device or pipe (/dev/null, a named
+    pipe) or a path into /dev or /proc (/dev/stderr is a link to whatever standard error is). A stream is written
+    in place; a regular file is written beside it and moved over it when complete."""
     if output_path == "-":
+        return True
+    real = os.path.realpath(output_path)
+    if real.startswith(("/dev/", "/proc/")) or os.path.abspath(output_path).startswith(("/dev/", "/proc/")):
         return True
     try:
         mode = os.stat(output_path).st_mode
     except OSError:
         return False
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
+    return not stat.S_ISREG(mode)
 
 
 def _refuse_output_over_input(input_path: str, output_path: str) -> None:
@@ -179,8 +184,10 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                                  writer.run.id if writer is not None else None)
         else:
             results = _lines(todo(), spec, writer)
-        if stream:
-            out: TextIO = sys.stdout
+        if stream:  # standard output, or a device/pipe/link into /dev opened as it is (never replaced)
+            # appended: /dev/stderr redirected to a file must not lose what the file already holds
+            out: TextIO = sys.stdout if output_path == "-" else stack.enter_context(
+                open(output_path, "a", encoding="utf-8"))
         else:
             tmp = Path(f"{output_path}.partial")
             tmp.parent.mkdir(parents=True, exist_ok=True)
