@@ -208,6 +208,25 @@ def test_one_record_with_a_lone_surrogate_is_one_failed_row_and_the_rest_of_the_
     assert [r["id"] for r in store.results(run.id)] == [str(i) for i in range(6)]
 
 
+def test_text_a_database_cannot_hold_as_is_is_stored_and_read_back_exactly(store, tmp_path):
+    """NUL (PostgreSQL refuses it in text) and text that looks like the store's own escape round-trip."""
+    ids = ["a\x00b", "rt4:json:\"x\"", "plain", "b\ud800"]
+    rows = [{"id": i, "context": "The sky\x00 is blue.", "answer": "The sky is blue."} for i in ids]
+    source = tmp_path / "in.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summary = run_batch(str(source), str(tmp_path / "out.jsonl"), make_judge("offline"), store=store,
+                        run_name="nul\x00name")  # was a traceback on PostgreSQL and a `running` run left
+    run = store.get_run(summary.run_id)
+    assert run.name == "nul\x00name" and (run.status, run.rows, run.failed) == ("complete", 4, 1)
+    assert [r["id"] for r in store.results(run.id)] == ids
+    assert [r["context"] for r in store.records(run.id)] == ["The sky\x00 is blue."] * 4
+    assert store.report(run.id, "a\x00b").status == "faithful"
+    assert [i for i, _ in store.reports(run.id, ["a\x00b", "rt4:json:\"x\""])] == ids[:2]
+    store.add_review(run.id, "a\x00b", reviewer="ana\x00lyst", label="faithful", note="ok\x00")
+    [review] = store.reviews(run.id).values()
+    assert (review.row_id, review.reviewer, review.note) == ("a\x00b", "ana\x00lyst", "ok\x00")
+
+
 def test_the_apps_batch_stores_a_record_with_a_lone_surrogate_as_a_failed_row(store):
     from rt4chart.batch.spec import RunSpec
     from rt4chart.batch.stored import StoredBatch

@@ -33,6 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection, Engine
 
 from rt4chart.core.errors import StoreError
+from rt4chart.store.lossless import LosslessString, LosslessText
 
 metadata = MetaData()
 
@@ -42,10 +43,10 @@ store_meta = Table("store_meta", metadata, Column("key", String(64), primary_key
 runs = Table(
     "runs", metadata,
     Column("id", String(32), primary_key=True),
-    Column("name", String(255), nullable=False, unique=True),
+    Column("name", LosslessString(255), nullable=False, unique=True),
     Column("created", DateTime(timezone=True), nullable=False),
     Column("opened", DateTime(timezone=True), nullable=True),       # last opened in the app
-    Column("source", Text, nullable=False, default=""),              # the input's file name
+    Column("source", LosslessText, nullable=False, default=""),              # the input's file name
     Column("fingerprint", String(64), nullable=False, default=""),   # input bytes + settings (resume)
     Column("judge", String(64), nullable=False),
     Column("model", String(255), nullable=True),
@@ -64,7 +65,7 @@ run_rows = Table(
     "run_rows", metadata,
     Column("run_id", String(32), primary_key=True),
     Column("position", Integer, primary_key=True),                  # 0-based input order
-    Column("row_id", Text, nullable=False),
+    Column("row_id", LosslessText, nullable=False),
     Column("match_key", String(40), nullable=False),                # sha1 of context + answer (to pair runs)
     Column("status", String(16), nullable=False),
     Column("hallucinated", Boolean, nullable=True),                  # None: unverified or failed
@@ -80,13 +81,13 @@ reviews = Table(
     "reviews", metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("run_id", String(32), nullable=False),
-    Column("row_id", Text, nullable=False),
+    Column("row_id", LosslessText, nullable=False),
     Column("claim", Integer, nullable=True),                         # None: the answer itself
     Column("label", String(16), nullable=True),                      # answer: hallucinated | faithful
     Column("judge_right", Boolean, nullable=True),                   # claim: is the judge's verdict right?
     Column("verdict", String(16), nullable=True),                    # claim: the analyst's verdict, if other
-    Column("note", Text, nullable=False, default=""),
-    Column("reviewer", String(255), nullable=False),
+    Column("note", LosslessText, nullable=False, default=""),
+    Column("reviewer", LosslessString(255), nullable=False),
     Column("created", DateTime(timezone=True), nullable=False),
 )
 Index("ix_reviews_run_row", reviews.c.run_id, reviews.c.row_id)
