@@ -36,10 +36,7 @@ def decode(value: Optional[str]) -> Optional[str]:
     return json.loads(value[len(MARK):])
 
 
-class LosslessText(TypeDecorator):
-    """A Text column that gives back exactly the str it was given (comparisons in queries are encoded too)."""
-
-    impl = Text
+class _Lossless(TypeDecorator):
     cache_ok = True
 
     def process_bind_param(self, value, dialect):
@@ -49,8 +46,15 @@ class LosslessText(TypeDecorator):
         return decode(value)
 
 
-class LosslessString(LosslessText):
-    """LosslessText over a bounded String column (a name)."""
+class LosslessText(_Lossless):
+    """A Text column that gives back exactly the str it was given (comparisons in queries are encoded too)."""
+
+    impl = Text
+    cache_ok = True
+
+
+class LosslessString(_Lossless):
+    """The same over a bounded String column (a name)."""
 
     impl = String
     cache_ok = True
