@@ -183,6 +183,26 @@ def test_a_context_of_20_mb_audits(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_sentence_free_answer_costs_about_what_the_same_text_costs_as_a_context():
+    """Text work is linear: a 2 MB answer with no sentence end (one clause after another) was quadratic (the
+    text before every word was copied to find a sentence start; every word was checked against every claim)."""
+    import random
+
+    rng = random.Random(1)
+    words = "the river flows north past old mills and farms where cattle graze under tall oaks near".split()
+    line = " ".join(rng.choice(words) for _ in range(370_000))
+    assert len(line) > 2_000_000
+    started = time.perf_counter()
+    audit(line, "The river flows north past old mills.")
+    as_context = time.perf_counter() - started
+    started = time.perf_counter()
+    report = audit("The river flows north. Old mills stand by it.", line)
+    as_answer = time.perf_counter() - started
+    assert len(report.claims) > 100 and report.status == "hallucinated"
+    assert as_answer < 8 * as_context + 10, (as_answer, as_context)  # 9 s and 2 s here; the old code took ~60 s
+
+
+@pytest.mark.slow
 def test_a_second_batch_on_the_same_output_refuses_at_once_and_the_first_one_wins(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "The gauge reads 7 units. " * 40,
@@ -245,7 +265,8 @@ def test_an_output_that_is_the_input_itself_is_refused_and_the_input_is_kept(tmp
     assert source.read_bytes() == before
 
 
-def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_written(tmp_path):
+@pytest.mark.parametrize("edit", ["same length", "truncated", "appended"])
+def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_written(edit, tmp_path):
     from rt4chart.batch.run import run_batch
     from rt4chart.judges.factory import make_judge
     from rt4chart.store import Store
@@ -254,7 +275,8 @@ def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_writt
     rows = [json.dumps({"id": str(i), "context": "The sky is blue.", "answer": f"The sky is blue {i}."})
             for i in range(40)]
     source.write_text("\n".join(rows) + "\n")
-    edited = source.read_text().replace("blue", "gray")  # same length: only the digest can tell
+    edited = {"same length": source.read_text().replace("blue", "gray"),  # only the digest can tell
+              "truncated": "\n".join(rows[:30]) + "\n", "appended": "\n".join(rows + rows[:5]) + "\n"}[edit]
 
     def edit_midway(done, _total):
         if done == 20:
@@ -262,9 +284,9 @@ def test_an_input_edited_in_place_during_the_run_is_refused_and_nothing_is_writt
 
     store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
     out = tmp_path / "out.jsonl"
-    with pytest.raises(InputError, match="changed while it was audited"):
+    with pytest.raises(InputError, match="changed while it was audited|validation counted"):
         run_batch(str(source), str(out), make_judge("offline"), store=store, run_name="edited", progress=edit_midway)
-    assert not out.exists() and store.get_run("edited").status == "failed"
+    assert not out.exists() and store.get_run("edited").status == "failed"  # truncated/appended: left `running`
 
 
 def test_json_ids_are_kept_as_written_and_a_key_given_twice_is_refused_with_its_line(tmp_path):
@@ -360,3 +382,30 @@ def test_devices_and_links_into_dev_are_written_in_place_never_replaced(tmp_path
     lines = errors.read_text().splitlines()
     assert lines[0] == "earlier lines" and json.loads(lines[1])["id"] == "a"  # appended, nothing lost
     assert os.path.islink("/dev/stderr") == was_link  # was: the link replaced by a regular file (as root)
+
+
+def test_a_full_disk_for_the_output_is_one_line_and_a_resumed_run_is_byte_identical(tmp_path):
+    """The disk-full row for the output and the journal: a file-size limit (RLIMIT_FSIZE, SIGXFSZ ignored) makes
+    writes fail with an OS error as a full disk does, without a real full disk."""
+    import resource
+    import signal
+
+    rows = [{"id": str(i), "context": f"Item {i} weighs {i} kg. It is red.", "answer": f"Item {i} weighs {i % 7} kg."}
+            for i in range(300)]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ("batch", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet", "--no-store")
+
+    def small_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    full = cli(*args, cache_dir=tmp_path / "cache", preexec_fn=small_disk)
+    assert full.returncode == 2, full.stderr  # one line naming the file, never a traceback
+    assert "Traceback" not in full.stderr and len(full.stderr.strip().splitlines()) == 1
+    assert "File too large" in full.stderr or "full" in full.stderr, full.stderr
+    assert not (tmp_path / "o.jsonl").exists()  # no half-written output declared complete
+    resumed = cli(*args, cache_dir=tmp_path / "cache")  # the same command again resumes
+    assert resumed.returncode == 0, resumed.stderr
+    fresh = cli("batch", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "fresh.jsonl"), "--quiet", "--no-store",
+                cache_dir=tmp_path / "cache2")
+    assert fresh.returncode == 0 and (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()

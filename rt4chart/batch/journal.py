@@ -38,11 +38,11 @@ def _faults(path: Path) -> Iterator[None]:
     except sqlite3.DatabaseError as exc:
         cause = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
         if "full" in cause.lower():
-            advice = "free space on its disk and run again with --resume"
+            advice = "free space on its disk and run the same command again (it resumes)"
         elif "not a database" in cause or "malformed" in cause:
             advice = "it is no rt4chart journal: pass another --journal path, or delete the file to start afresh"
         else:
-            advice = "check that it is writable, or pass another --journal path"
+            advice = "check that it is writable and its disk has room, or pass another --journal path"
         raise StoreError(f"the journal {path} cannot be used ({cause}): {advice}") from None
 
 

@@ -7,7 +7,7 @@ import os
 import stat
 import sys
 import time
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
@@ -58,6 +58,21 @@ def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
         return
     for position, row in audited_rows(rows, spec):
         yield position, json_line(output_line(row)), row_status(row), pack(position, row) if writer else None
+
+
+@contextmanager
+def _failed_on_bad_input(writer: RunWriter) -> Iterator[None]:
+    """The stored run is marked failed when the input proves bad during the run (edited, truncated, appended):
+    it can never be resumed, so it must not stay `running`. A kill leaves it running, to be resumed."""
+    try:
+        yield
+    except InputError:
+        try:
+            writer.flush()
+            writer.store.mark_failed(writer.run.id)
+        except StoreError:
+            pass  # the store is failing too; the input's message is the one to give
+        raise
 
 
 def is_stream(output_path: str) -> bool:
@@ -148,6 +163,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         # a file without records is no run: its (empty) output is written, nothing is stored
         writer = open_writer(spec, input_path, fingerprint, resume_run=journal.stored_run() if journal else None) \
             if count else None
+        if writer is not None:
+            stack.enter_context(_failed_on_bad_input(writer))
         if journal is not None and writer is not None:
             journal.remember_stored_run(writer.run.id)
         if store is not None and writer is not None:
@@ -221,9 +238,6 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             summary.hallucinated = journal.count_status("hallucinated")
         ordered.finish()
         if file_digest(input_path) != digest:
-            if writer is not None and store_fault is None:
-                writer.flush()
-                writer.store.mark_failed(writer.run.id)
             raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
                              "nothing was written. Run again on a file that stays as it is during the run")
         out.flush()

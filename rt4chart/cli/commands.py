@@ -152,6 +152,9 @@ def cmd_predict(args) -> int:
     if summary.failed:
         print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
               f"{where}", file=sys.stderr)
+    if cache is not None and cache.problem:
+        print(f"rt4chart: the cache {cache.path} could not be used ({cache.problem}); the run went on without it",
+              file=sys.stderr)
     if not summary.rows:
         print(f"rt4chart: {args.input} has no records (a header only, or blank lines): nothing was audited, "
               f"{where} is empty, no run was stored", file=sys.stderr)

@@ -32,7 +32,10 @@ def cache_key(payload: dict) -> str:
 
 
 class MemoCache:
-    """Thread-safe key -> JSON value store in one SQLite file."""
+    """Thread-safe key -> JSON value store in one SQLite file. A cache that cannot be written (a full disk, a
+    read-only or damaged file) never fails an audit: it stops caching and says why in `problem`."""
+
+    problem: Optional[str] = None
 
     def __init__(self, path: Optional[os.PathLike | str] = None):
         self.path = Path(path) if path else default_cache_path()
@@ -46,15 +49,31 @@ class MemoCache:
             self._conn.commit()
 
     def get(self, key: str) -> Optional[dict]:
-        with self._lock:
-            row = self._conn.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+        try:
+            with self._lock:
+                row = self._conn.execute("SELECT value FROM memo WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as exc:  # an unreadable cache is a miss
+            self._failed(exc)
+            return None
         return json.loads(row[0]) if row else None
 
     def put(self, key: str, value: dict) -> None:
-        with self._lock:
-            self._conn.execute("INSERT OR REPLACE INTO memo (key, value, created) VALUES (?, ?, ?)",
-                               (key, json.dumps(value, ensure_ascii=False), time.time()))
-            self._conn.commit()
+        if self.problem is not None:
+            return
+        try:
+            with self._lock:
+                self._conn.execute("INSERT OR REPLACE INTO memo (key, value, created) VALUES (?, ?, ?)",
+                                   (key, json.dumps(value), time.time()))
+                self._conn.commit()
+        except sqlite3.Error as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        self.problem = f"{type(exc).__name__}: {exc}"
+        try:
+            self._conn.rollback()
+        except sqlite3.Error:
+            pass
 
     def __len__(self) -> int:
         with self._lock:

@@ -6,6 +6,7 @@ get the rule-based decomposer's clauses as claims of their own, so they are veri
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from rt4chart.core.types import Claim, Sentence, Span
 from rt4chart.text.claims import is_meta, split_clauses
@@ -14,23 +15,38 @@ _WORD = re.compile(r"\w+")
 MIN_COVERED = 0.5  # share of a piece's word characters that claims must cover
 
 
-def covered_share(answer: str, start: int, end: int, spans: list[Span]) -> float:
-    """Share of the word characters of answer[start:end] inside any of `spans`."""
-    words = [(m.start(), m.end()) for m in _WORD.finditer(answer, start, end)]
-    total = sum(e - s for s, e in words)
+def _merged(spans: list[Span]) -> list[tuple[int, int]]:
+    """The spans as sorted, disjoint (start, end) intervals."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted((sp.start, sp.end) for sp in spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return out
+
+
+def covered_share(answer: str, start: int, end: int, intervals: list[tuple[int, int]]) -> float:
+    """Share of the word characters of answer[start:end] inside the sorted, disjoint `intervals` (`_merged`):
+    each word finds its first interval by bisection, so the cost is words x log intervals."""
+    ends = [e for _, e in intervals]
+    total = inside = 0
+    for m in _WORD.finditer(answer, start, end):
+        s, e = m.start(), m.end()
+        total += e - s
+        k = bisect_right(ends, s)
+        while k < len(intervals) and intervals[k][0] < e:
+            inside += max(0, min(e, intervals[k][1]) - max(s, intervals[k][0]))
+            k += 1
     if not total:
         return 1.0
-    inside = 0
-    for s, e in words:
-        for span in spans:
-            inside += max(0, min(e, span.end) - max(s, span.start))
     return min(1.0, inside / total)
 
 
 def ensure_coverage(claims: list[Claim], answer: str, sentences: list[Sentence]) -> tuple[list[Claim], int]:
     """`claims` plus rule-based claims for every uncovered clause of an asserting sentence, in answer
     order with ids renumbered from 0; also returns how many claims were added."""
-    spans = [s for c in claims for s in c.spans]
+    spans = _merged([s for c in claims for s in c.spans])
     added: list[Claim] = []
     for sentence in sentences:
         if is_meta(sentence.text):

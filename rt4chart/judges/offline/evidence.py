@@ -3,6 +3,7 @@ answer) and the pool of stems, words and numbers that evidence sentences supply.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from rt4chart.core.types import Claim, Span
 from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
@@ -35,12 +36,14 @@ class EvidencePool:
 
 
 def claim_tokens(claim: Claim, answer: str) -> list[Token]:
-    """Tokens of the claim's answer spans, with offsets into the answer."""
-    tokens: list[Token] = []
-    for span in claim.spans:
-        for t in tokenize(answer[span.start:span.end]):
-            tokens.append(replace(t, start=t.start + span.start, end=t.end + span.start))
-    return tokens
+    """Tokens of the claim's answer spans, with offsets into the answer (a fresh list; the tokens are frozen and
+    shared: each claim is tokenized once, not once per window and step)."""
+    return list(_span_tokens(tuple((span.start, answer[span.start:span.end]) for span in claim.spans)))
+
+
+@lru_cache(maxsize=512)
+def _span_tokens(pieces: tuple[tuple[int, str], ...]) -> tuple[Token, ...]:
+    return tuple(replace(t, start=t.start + start, end=t.end + start) for start, text in pieces for t in tokenize(text))
 
 
 def with_unit(number: Token, tokens: list[Token]) -> Span:

@@ -340,8 +340,10 @@ def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence
 
 def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:
     """True when a capital letter is explained by the position: the first word of a sentence or clause."""
-    before = answer[:t.start].rstrip()
-    return not before or before[-1] in ".!?:;\"'(\n-\u2022*" or t.start == claim.spans[0].start
+    i = t.start
+    while i > 0 and answer[i - 1].isspace():  # the character before the word (linear in the gap, not the answer)
+        i -= 1
+    return i == 0 or answer[i - 1] in ".!?:;\"'(\n-\u2022*" or t.start == claim.spans[0].start
 
 
 def _phrase_spans(unsupported: list[Token], tokens: list[Token], claim: Claim, gap: int) -> list[Span]:
