@@ -1,4 +1,7 @@
 """One real-browser test: headless Chromium drives `streamlit run app.py` on 127.0.0.1."""
+import csv
+import io
+import json
 import os
 import shutil
 import socket
@@ -292,6 +295,34 @@ def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(a
     finally:
         beacon.shutdown()
         beacon.server_close()
+
+
+def test_unreadable_records_and_formula_cells_in_a_real_browser(app_url, tmp_path):
+    """Issue 20, rows 12 and 14: a lone surrogate and a record nested too deeply are failed rows on a page that
+    keeps working; a cell that starts like a formula is downloaded as text."""
+    deep = '{"id": "deep", "context": "X is 1.", "answer": "X is 1.", "meta": ' + "[" * 50_000 + "]" * 50_000 + "}"
+    lines = [json.dumps({"id": "=HYPERLINK(\"http://127.0.0.1:9/x\",\"open me\")", "context": "X is 1.",
+                         "answer": "X is 1."}),
+             json.dumps({"id": "b\ud800", "context": "X is 1.", "answer": "X is \ud800 1."}), deep,
+             json.dumps({"id": "c", "context": "X is 1.", "answer": "X is 2."})]
+    path = tmp_path / "odd.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    with opened_page(f"{app_url}/batch", height=1400, width=1280, downloads=True) as (page, _dialogs):
+        page.locator('input[type="file"]').first.set_input_files(str(path))
+        page.get_by_text("4 rows from odd.jsonl").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text("4 of 4 rows shown").wait_for(timeout=90_000)
+        page.get_by_text("2 rows failed and are listed here").wait_for(timeout=30_000)
+        shot(page, "batch-unreadable-records")
+        assert page.get_by_text("Traceback").count() == 0
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download CSV").click()
+        rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+        assert [r["status"] for r in rows] == ["faithful", "error", "error", "hallucinated"]
+        assert rows[0]["id"].startswith("'=HYPERLINK(")  # was written verbatim: a formula when opened
+        assert rows[1]["id"] == "b\\ud800"  # the lone surrogate as its escape, never a crash
+        assert page.seen.off_machine() == []
 
 
 @pytest.mark.parametrize("slug, heading", [("", "Audit an answer"), ("batch", "Batch audit"), ("runs", "Runs"),
