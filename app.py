@@ -8,6 +8,7 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")  # local: no
 
 def main() -> None:
     st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=ICON, layout="wide")
+    from app_pages._address import keep_settings, restore_settings
     from app_pages._shared import judge_sidebar
     from app_pages._store import keep_run_in_url, reopen_last_run
 
@@ -22,10 +23,13 @@ def main() -> None:
     ]
     navigation = st.navigation(pages)
     reopen_last_run()  # a reloaded browser gets the run its address names (and its settings, before any widget)
+    restore_settings()  # then the session's own settings, as the address kept them
     judge_sidebar()
     keep_run_in_url()  # before the page draws: what it shows is already named in the address
+    keep_settings()
     navigation.run()
     keep_run_in_url()  # and a run the page opened or stored now
+    keep_settings()
 
 
 main()

@@ -139,6 +139,24 @@ def audit_config_note() -> str:
             + (f" · self-reflection up to {c.max_rounds} rounds" if c.reflect else ""))
 
 
+def made_with(manifest: dict) -> tuple[str, bool]:
+    """The settings a result was made with, as one line, and whether they differ from the session's now."""
+    audit = (manifest.get("settings") or {}).get("audit") or {}
+    judge = manifest.get("judge", "?")
+    line = (f"These results were made with judge {judge}, windows of {audit.get('window_size', '?')} sentences every "
+            f"{audit.get('window_stride', '?')}, each claim in its {audit.get('windows_per_claim', '?')} best windows"
+            + (f", threshold {audit['threshold']}" if audit.get("threshold") is not None else ""))
+    try:
+        now = state.audit_config()
+    except ValidationError:
+        return line, True
+    differs = (judge != state.settings()["judge"] or audit.get("window_size") != now.window_size
+               or audit.get("window_stride") != now.window_stride
+               or audit.get("windows_per_claim") != now.windows_per_claim
+               or audit.get("threshold") != now.threshold)
+    return line, differs
+
+
 def read_upload(name: str, data: bytes, delimiter: Optional[str] = None) -> Table:
     """An uploaded CSV/TSV/JSONL file, read by the same reader as the command line, or an InputError."""
     size_mb = len(data) / 1e6

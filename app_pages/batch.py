@@ -11,6 +11,7 @@ from app_pages._shared import (
     audit_config_note,
     current_judge,
     html,
+    made_with,
     notice,
     read_upload,
     sample_bytes,
@@ -173,6 +174,12 @@ if res is None:
 if not res.rows:  # a run stored without rows (an older version stored header-only files): nothing to show
     st.info("This run has no rows.")
     st.stop()
+if res.manifest:
+    line, differs = made_with(res.manifest)
+    if differs:
+        notice("info", f"{line}. The settings in effect now (above) differ: run the batch again to apply them.")
+    else:
+        st.caption(line + ".")
 df = pd.DataFrame(res.rows)
 errors = df[df["status"] == "error"]
 if len(errors):

@@ -378,6 +378,36 @@ def test_a_reopened_run_brings_its_settings_so_the_page_shows_what_made_its_resu
     assert any("every 2" in c.value for c in reloaded.caption)  # the settings line above the results
 
 
+def test_the_sessions_settings_live_in_the_address_and_a_reopened_run_says_when_they_differ_from_its_own():
+    at = app()
+    at.switch_page("app_pages/settings.py").run()
+    at.number_input(key="w.window_size").set_value(6).run()
+    at.toggle(key="w.custom_threshold").set_value(True).run()
+    at.slider(key="w.threshold").set_value(0.4).run()
+    assert (at.query_params["window"], at.query_params["threshold"]) == ("6", "0.4")
+    assert "api_key" not in at.query_params and "judge" not in at.query_params  # defaults and secrets stay out
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    run_id = at.session_state["rt4.results"].run_id
+    at.switch_page("app_pages/settings.py").run()
+    at.number_input(key="w.window_stride").set_value(2).run()  # changed after the run
+    address = {k: at.query_params[k] for k in at.query_params}
+    assert address["run"] == run_id and address["stride"] == "2"
+    reloaded = AppTest.from_file(APP, default_timeout=60)
+    for key, value in address.items():  # a reload: the same address in a new session
+        reloaded.query_params[key] = value
+    reloaded.run()
+    settings = reloaded.session_state["rt4.settings"]
+    assert (settings["window_size"], settings["window_stride"], settings["threshold"]) == (6, 2, 0.4)
+    reloaded.switch_page("app_pages/batch.py").run()
+    shown = visible_text(reloaded)
+    assert "made with judge hybrid, windows of 6 sentences every 4" in shown and "differ" in shown
+    bad = AppTest.from_file(APP, default_timeout=60)
+    bad.query_params["window"], bad.query_params["stride"] = "0", "x"  # a hand-edited address
+    bad.run()
+    assert not bad.exception and bad.session_state["rt4.settings"]["window_size"] == 8
+
+
 def test_an_identical_rerun_opens_the_stored_run_instead_of_storing_a_copy():
     at = app()
     at.switch_page("app_pages/batch.py").run()
