@@ -4,9 +4,9 @@ settings that differ."""
 import pandas as pd
 import streamlit as st
 
-from app_pages._shared import show_report, show_table, text
+from app_pages._shared import notice, show_report, show_table, text
 from app_pages._store import store
-from rt4chart.runs import comparison, run_figures
+from rt4chart.runs import claim_flips, comparison, run_figures
 
 st.title("Compare two runs")
 s = store()
@@ -32,16 +32,26 @@ if result.matched_rows == 0:
 
 pairs = result.pairs
 figures = {"A": run_figures(s, a, [x for x, _ in pairs]), "B": run_figures(s, b, [y for _, y in pairs])}
+def with_interval(f: dict, name: str) -> str:
+    """A gold figure with its 95% bootstrap interval, as text ("0.712 (0.65–0.77)")."""
+    value = f.get(name)
+    if value is None:
+        return "–"
+    lo, hi = f.get("intervals", {}).get(name, (None, None))
+    return f"{value:.3f}" + (f" ({lo:.2f}–{hi:.2f})" if lo is not None and hi is not None else "")
+
+
 table = pd.DataFrame([{"run": f"{side}: {run.name}", "rows": f["rows"], "hallucination rate": f["rate"],
-                       **({"precision": f["precision"], "recall": f["recall"], "F1": f["f1"],
-                           "balanced accuracy": f["balanced_accuracy"], "gold rows": f["gold_rows"]}
-                          if "gold" in f else {}),
+                       **({"precision": with_interval(f, "precision"), "recall": with_interval(f, "recall"),
+                           "F1": with_interval(f, "f1"), "balanced accuracy": with_interval(f, "balanced_accuracy"),
+                           "gold rows": f["gold_rows"]} if "gold" in f else {}),
                        "judge calls": f["judge_calls"], "tokens": f["tokens"], "audit time (s)": f["elapsed_s"]}
                       for (side, f), run in zip(figures.items(), (a, b))])
 show_table(table, hide_index=True, width="stretch",
-             column_config={k: st.column_config.NumberColumn(k, format="%.3f") for k in
-                            ("precision", "recall", "F1", "balanced accuracy")} |
-             {"hallucination rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+           column_config={"hallucination rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+if "gold" in figures["A"] and "gold" in figures["B"]:
+    st.caption("Gold figures with 95% bootstrap intervals over the rows compared: intervals that overlap much say "
+               "the difference may be chance.")
 if "gold" not in figures["A"] or "gold" not in figures["B"]:
     st.caption("With a gold column in both runs' mapping, precision, recall, F1 and balanced accuracy against it "
                "appear here.")
@@ -61,6 +71,36 @@ if result.groups:
     st.subheader("By group")
     show_table(pd.DataFrame(result.groups), hide_index=True, width="stretch",
                  column_config={k: st.column_config.NumberColumn(k, format="percent") for k in ("a_rate", "b_rate", "delta")})
+CLAIMS_AT_ONCE = 2_000  # rows whose claims are compared without asking (their reports are read from the store)
+
+
+@st.cache_data(show_spinner="Comparing claim verdicts…", max_entries=8)
+def claims_of(a_id: str, b_id: str, pairs: tuple[tuple[str, str], ...]) -> dict:
+    return claim_flips(s, s.get_run(a_id), s.get_run(b_id), list(pairs)).as_dict()
+
+
+st.subheader("Claim verdicts")
+changes = None
+if len(pairs) <= CLAIMS_AT_ONCE or st.button(f"Compare the claims of all {len(pairs)} rows"):
+    changes = claims_of(a.id, b.id, tuple(pairs))
+if changes is not None:
+    st.caption(f"{changes['claims_compared']} claims matched by their text in {changes['rows']} shared rows; "
+               f"{changes['changed']} changed verdict in {len(changes['changed_rows'])} rows"
+               + (f"; {changes['only_in_a']} claims only in A and {changes['only_in_b']} only in B (the answers "
+                  "were decomposed differently)" if changes["only_in_a"] or changes["only_in_b"] else "") + ".")
+    if changes["transitions"]:
+        show_table(pd.DataFrame([{"A → B": k, "claims": v} for k, v in
+                                 sorted(changes["transitions"].items(), key=lambda kv: -kv[1])]),
+                   hide_index=True)
+    statuses_same = not result.flipped_to_hallucinated and not result.flipped_to_faithful
+    if result.settings and statuses_same and changes["changed"] == 0 and not changes["only_in_a"] \
+            and not changes["only_in_b"]:
+        notice("info", f"The settings changed, the results did not: none of the {changes['claims_compared']} "
+                       f"claim verdicts and none of the {result.matched_rows} answer statuses differ.")
+else:
+    st.caption(f"{len(pairs)} shared rows: their claims are compared on request (the reports are read from the "
+               "store).")
+
 st.subheader("Settings that differ")
 if result.settings:
     show_table(pd.DataFrame([{k: str(v) for k, v in d.items()} for d in result.settings]), hide_index=True,

@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 from typing import Iterable, Optional
 
-from rt4chart.data.columns import detect_group_columns
-from rt4chart.evaluation.metrics import Scores, as_bool, hallucination_rate
+from rt4chart.data.columns import detect_gold_column, detect_group_columns
+from rt4chart.evaluation.metrics import Scores, as_bool, bootstrap_intervals, hallucination_rate
 from rt4chart.store import agreement, compare
+from rt4chart.store.analysis import ClaimChanges, claim_changes
 
 
 def agreement_of(store, run) -> dict:
@@ -29,6 +30,13 @@ def comparison(store, a_ref: str, b_ref: str, groups=None):
     return a, b, compare(a_rows, b_rows, a.manifest, b.manifest, groups)
 
 
+def claim_flips(store, a, b, pairs: list[tuple[str, str]]) -> ClaimChanges:
+    """Claim verdicts that changed between two runs on the rows they share (`pairs`: id in A, id in B)."""
+    a_reports = dict(store.reports(a.id, [x for x, _ in pairs]))
+    b_reports = dict(store.reports(b.id, [y for _, y in pairs]))
+    return claim_changes((y, a_reports[x], b_reports[y]) for x, y in pairs if x in a_reports and y in b_reports)
+
+
 def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
     """What one run did on the rows `row_ids` (default: all): rows, hallucination rate, judge calls, tokens and
     time per row, and — when the run has a gold column — precision, recall, F1 and balanced accuracy
@@ -37,11 +45,11 @@ def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
     rows = [r for r in store.row_index(run.id) if keep is None or r["row_id"] in keep]
     flat = [json.loads(r["result"]) for r in rows]
     rate = hallucination_rate(r["hallucinated"] for r in rows)
-    out = {"rows": len(rows), "rate": rate.value, "hallucinated": rate.count, "decided": rate.decided,
+    out: dict = {"rows": len(rows), "rate": rate.value, "hallucinated": rate.count, "decided": rate.decided,
            "judge_calls": sum(int(f.get("judge_calls") or 0) for f in flat),
            "tokens": sum(int(f.get("tokens") or 0) for f in flat),
            "elapsed_s": round(sum(float(f.get("elapsed_s") or 0.0) for f in flat), 2)}
-    gold = (run.mapping or {}).get("gold")
+    gold = (run.mapping or {}).get("gold") or (detect_gold_column(list(flat[0])) if flat else None)  # CLI runs
     if gold:
         s = Scores()
         for r, f in zip(rows, flat):
@@ -53,5 +61,7 @@ def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
             s.fn += y and not yhat
             s.tn += (not y) and not yhat
         out.update(gold=gold, gold_rows=s.tp + s.fp + s.fn + s.tn, precision=s.precision, recall=s.recall, f1=s.f1,
-                   balanced_accuracy=s.balanced_accuracy)
+                   balanced_accuracy=s.balanced_accuracy,
+                   intervals=bootstrap_intervals([(True, True)] * s.tp + [(False, True)] * s.fp
+                                                 + [(True, False)] * s.fn + [(False, False)] * s.tn))
     return out

@@ -468,8 +468,28 @@ def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_sid
                                             "McNemar p"]
     assert any("settings.audit.window_size" in str(df.value) for df in at.dataframe)
     assert at.selectbox(key="w.compare.row").value == 0  # the flipped row, opened side by side
+    claims_line = next(c.value for c in at.caption if "claims matched by their text" in c.value)
+    assert "only in B" in claims_line  # the sentence the v2 answer gained is a claim run A never had
     body = html_of(at)
     assert body.count('data-role="answer"') == 2 and "Zaha Hadid" in body
+
+
+def test_compare_shows_gold_intervals_claim_flips_and_says_when_settings_changed_nothing(tmp_path):
+    from rt4chart.cli.main import main
+
+    sample = str(ROOT / "sample_data" / "rag_audit_sample.csv")
+    assert main(["batch", sample, "-o", str(tmp_path / "1.jsonl"), "--quiet", "--run-name", "v1"]) == 0
+    assert main(["batch", sample, "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name", "v2",
+                 "--window-stride", "3"]) == 0  # a setting that changes no verdict on these rows
+    at = app()
+    at.switch_page("app_pages/compare.py").run()
+    assert not at.exception, at.exception
+    figures = next(df.value for df in at.dataframe if "balanced accuracy" in df.value.columns)
+    assert all(re.fullmatch(r"\d\.\d{3} \(\d\.\d\d–\d\.\d\d\)", v) for v in figures["balanced accuracy"])
+    shown = visible_text(at) + " ".join(c.value for c in at.caption)
+    assert "The settings changed, the results did not: none of the" in shown  # said nothing before
+    assert re.search(r"\d+ claims matched by their text in 20 shared rows; 0 changed verdict", shown)
+    assert any("settings.audit.window_stride" in str(df.value) for df in at.dataframe)
 
 
 def test_a_threshold_of_ones_own_changes_the_flags_and_the_metrics_show_the_precision_recall_curve():

@@ -249,3 +249,35 @@ def hallucination_rate(flags: Iterable) -> Rate:
     """The rate over the decided flags among `flags` (one per answer)."""
     decided = [bool(f) for f in flags if is_decided(f)]
     return Rate(count=sum(decided), decided=len(decided))
+
+
+def bootstrap_intervals(pairs: list[tuple[bool, bool]], resamples: int = 2000, seed: int = 13,
+                        level: float = 0.95) -> dict[str, tuple[Optional[float], Optional[float]]]:
+    """Percentile bootstrap intervals of precision, recall, F1 and balanced accuracy over (gold, predicted)
+    pairs. Resampling rows with replacement only changes how many fall in each confusion cell, so each
+    resample is one multinomial draw of the four counts (exact, and fast for any number of rows); a fixed
+    seed shows the same interval for the same run. A resample where a figure is undefined is left out of it."""
+    import numpy as np
+
+    names = ("precision", "recall", "f1", "balanced_accuracy")
+    if not pairs:
+        return {k: (None, None) for k in names}
+    counts = np.zeros(4)
+    for y, p in pairs:
+        counts[(0 if p else 2) if y else (1 if p else 3)] += 1  # tp, fp, fn, tn
+    draws = np.random.default_rng(seed).multinomial(len(pairs), counts / len(pairs), size=resamples).astype(float)
+    tp, fp, fn, tn = draws.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        precision = tp / (tp + fp)
+        recall = tp / (tp + fn)
+        f1 = 2 * precision * recall / (precision + recall)
+        balanced = (recall + tn / (tn + fp)) / 2
+    out: dict[str, tuple[Optional[float], Optional[float]]] = {}
+    for name, values in zip(names, (precision, recall, f1, balanced)):
+        kept = values[np.isfinite(values)]
+        if len(kept) < resamples // 2:
+            out[name] = (None, None)
+            continue
+        lo, hi = np.quantile(kept, [(1 - level) / 2, (1 + level) / 2])
+        out[name] = (float(lo), float(hi))
+    return out

@@ -99,6 +99,53 @@ def compare(a_rows: list[dict], b_rows: list[dict], a_manifest: dict, b_manifest
     return comparison
 
 
+@dataclass
+class ClaimChanges:
+    """Claim verdicts of the rows two runs share, matched by claim text within each row."""
+
+    rows: int = 0
+    claims_compared: int = 0
+    changed: int = 0
+    transitions: dict[str, int] = field(default_factory=dict)   # "entailed → baseless": count
+    only_in_a: int = 0                                           # claims one decomposition made and the other did not
+    only_in_b: int = 0
+    changed_rows: list[str] = field(default_factory=list)       # ids in B of the rows with a changed claim
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _claim_key(text: str) -> str:
+    return " ".join(text.split()).lower()
+
+
+def claim_changes(report_pairs: Iterable[tuple[str, AuditReport, AuditReport]]) -> ClaimChanges:
+    """Per shared row (id in B, report in A, report in B): which claim verdicts changed, and how."""
+    out = ClaimChanges()
+    for row_id, a, b in report_pairs:
+        out.rows += 1
+        a_claims: dict[str, list[str]] = {}
+        for r in a.claims:
+            a_claims.setdefault(_claim_key(r.claim.text), []).append(r.verdict.value)
+        changed_here = False
+        for r in b.claims:
+            before = a_claims.get(_claim_key(r.claim.text))
+            if not before:
+                out.only_in_b += 1
+                continue
+            verdict_a = before.pop(0)
+            out.claims_compared += 1
+            if verdict_a != r.verdict.value:
+                out.changed += 1
+                key = f"{verdict_a} → {r.verdict.value}"
+                out.transitions[key] = out.transitions.get(key, 0) + 1
+                changed_here = True
+        out.only_in_a += sum(len(v) for v in a_claims.values())
+        if changed_here:
+            out.changed_rows.append(row_id)
+    return out
+
+
 # -- judge-human agreement ----------------------------------------------------------------------
 
 def reviewed_claim_hallucinated(verdict: str, review) -> Optional[bool]:
