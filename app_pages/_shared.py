@@ -39,6 +39,7 @@ from rt4chart.reporting.printable import printable, printable_frame, printable_r
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_CSV = ROOT / "sample_data" / "rag_audit_sample.csv"
+CHART_CONFIG = {"displayModeBar": False}  # the toolbar was drawn over the charts' titles
 MAX_UPLOAD_MB = 25  # also .streamlit/config.toml's server.maxUploadSize
 
 
@@ -47,12 +48,12 @@ def html(block: str) -> None:
     st.html(f"<style>{CSS}</style>{printable(block)}")
 
 
-def show_table(data, where=None, **kwargs) -> None:
+def show_table(data, where=None, **kwargs):
     """A data frame of user text (lone surrogates shown as escapes: the page would fail to send them)."""
     if isinstance(data, list):  # rows of dicts: made printable before pandas (its Arrow strings refuse them)
         data = [printable_row(r) for r in data]
     frame = data if isinstance(data, pd.DataFrame) else pd.DataFrame(data)
-    (where or st).dataframe(printable_frame(frame), **kwargs)
+    return (where or st).dataframe(printable_frame(frame), **kwargs)
 
 
 def text(value: object, label: str = "") -> None:

@@ -7,6 +7,7 @@ import streamlit as st
 from app_pages import state
 from app_pages._review import review_panel
 from app_pages._shared import (
+    CHART_CONFIG,
     SAMPLE_CSV,
     audit_config_note,
     current_judge,
@@ -47,8 +48,15 @@ def load(name: str, data: bytes) -> None:
         table = read_upload(name, data, delimiter)
         rows = list(table.rows())
     except InputError as exc:
+        previous = state.results()
+        stored = previous is not None and previous.run_id is not None
+        closed = state.clear_dataset()
+        message = str(exc)
+        if closed is not None:
+            message += (f" — {closed.name} was closed so that it is not audited by mistake"
+                        + (" (its run is on the Runs page)" if stored or closed.run_id else ""))
         st.session_state["rt4.upload_seen"] = {"digest": digest, "error": str(exc)}
-        notice("error", exc)
+        notice("error", message)
         return
     st.session_state["rt4.upload_seen"] = {"digest": digest}
     detected = detect_columns(table.columns, rows)
@@ -191,7 +199,6 @@ if unverified:
                       "faithful nor hallucinated; their claims say why.")
 
 st.subheader("Results")
-st.plotly_chart(status_figure(df), width="stretch", key="batch.status", config={"displayModeBar": False})
 gold = res.mapping.get("gold")
 f = st.columns(4)
 statuses = f[0].multiselect("Status", sorted(df["status"].unique()), **state.bind("statuses", "w.filter.status",
@@ -211,8 +218,18 @@ for g in res.mapping.get("groups", []):
                                             **state.bind(f"group.{g}", f"w.filter.group.{g}", lambda: res.filters, []))
 view = apply_filters(df, Filters(statuses=statuses, verdict=verdict, groups=group_filters,
                                  disagreement=disagreement, gold_column=gold))
-show_table(view, hide_index=True, width="stretch")
-st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort")
+st.plotly_chart(status_figure(view if not view.empty else df), width="stretch", key="batch.status",
+                config=CHART_CONFIG)  # the rows the filters show
+FIRST = ["id", "status", "score", "hallucinated_text", "claims", "contradicted", "baseless", "unverified", "entailed"]
+ordered = view[[c for c in FIRST if c in view] + [c for c in view if c not in FIRST]]  # the verdict first
+picked = show_table(ordered, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                    key="w.results.table")
+if picked is not None and picked.selection.rows:  # a row clicked: open it in the drill-down below
+    chosen_id = str(ordered.iloc[picked.selection.rows[0]]["id"])
+    if chosen_id in res.reports and chosen_id != state.drill():
+        state.set_drill(chosen_id)
+        st.session_state.pop("w.drill", None)
+st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort, a row to open it below")
 
 full = st.checkbox("Include question, context and answer in full in the downloads", key="w.export.full")
 d1, d2, d3 = st.columns(3)

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from app_pages import state
-from app_pages._shared import html, show_table
+from app_pages._shared import CHART_CONFIG, html, show_table
 from rt4chart.evaluation.metrics import fmt, hallucination_rate
 from rt4chart.reporting.figures import (
     claims_per_answer_figure,
@@ -18,6 +18,7 @@ from rt4chart.reporting.figures import (
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.rows import gold_scores, reflection_effect
 from rt4chart.reporting.views import agreement
+from rt4chart.store.analysis import MIN_REVIEWS, reviewed_figure
 
 st.title("Dataset metrics")
 res = state.results()
@@ -73,26 +74,28 @@ if res.run_id:
     st.markdown("**Judge vs analysts** — how far to trust the judge on this data (reviews on the Batch page)")
     a = st.columns(4)
     a[0].metric("Rows reviewed", agree["rows_reviewed"])
-    a[1].metric("Cohen's κ (answer label)", fmt(agree["kappa"]))
-    a[2].metric("Precision of flags", fmt(agree["flag_precision"]),
-                help=f"{agree['flags_reviewed']} flagged claims reviewed")
-    a[3].metric("Span F1 vs reviewed spans", fmt(agree["span_f1"]))
+    a[1].metric("Cohen's κ (answer label)", reviewed_figure(agree["kappa"], agree["rows_compared"]),
+                help=f"over {agree['rows_compared']} reviewed rows the judge decided; shown from {MIN_REVIEWS}")
+    a[2].metric("Precision of flags", reviewed_figure(agree["flag_precision"], agree["flags_reviewed"]),
+                help=f"{agree['flags_reviewed']} flagged claims reviewed; shown from {MIN_REVIEWS}")
+    a[3].metric("Span F1 vs reviewed spans", reviewed_figure(agree["span_f1"], agree["rows_compared"]))
 
 c1, c2 = st.columns(2)
-c1.plotly_chart(rate_figure(df), width="stretch", key="metrics.rate")
-c2.plotly_chart(verdict_mix_figure(df), width="stretch", key="metrics.mix")
+c1.plotly_chart(rate_figure(df), width="stretch", key="metrics.rate", config=CHART_CONFIG)
+c2.plotly_chart(verdict_mix_figure(df), width="stretch", key="metrics.mix", config=CHART_CONFIG)
 for i, group in enumerate(res.mapping.get("groups", [])):
     if group in df:
         st.plotly_chart(rate_by_group_figure(df, group, gold if scores is not None else None), width="stretch",
-                        key=f"metrics.group.{i}")
+                        key=f"metrics.group.{i}", config=CHART_CONFIG)
 c3, c4 = st.columns(2)
-c3.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims")
+c3.plotly_chart(claims_per_answer_figure(df), width="stretch", key="metrics.claims", config=CHART_CONFIG)
 if scores is not None:
-    c4.plotly_chart(confusion_figure(scores), width="stretch", key="metrics.confusion")
+    c4.plotly_chart(confusion_figure(scores), width="stretch", key="metrics.confusion", config=CHART_CONFIG)
     if scores.scored:
         threshold = (res.manifest.get("settings") or {}).get("threshold")
         p1, p2 = st.columns(2)
-        p1.plotly_chart(precision_recall_figure(scores.scored, threshold), width="stretch", key="metrics.pr")
+        p1.plotly_chart(precision_recall_figure(scores.scored, threshold), width="stretch", key="metrics.pr",
+                        config=CHART_CONFIG)
         p2.metric("AUROC (ranking by score)", fmt(scores.auroc))
         p2.metric("Average precision", fmt(scores.auprc))
         p2.caption("Sort the Batch page's results by the score column to review the likeliest hallucinations "

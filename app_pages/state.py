@@ -112,6 +112,15 @@ def dataset() -> Optional[Dataset]:
     return st.session_state.get(DATASET)
 
 
+def clear_dataset() -> Optional[Dataset]:
+    """Close the dataset and its results (a refused upload must not leave the previous file ready to run);
+    returns the dataset that was open."""
+    old = dataset()
+    for key in (DATASET, RESULTS, DRILL):
+        st.session_state.pop(key, None)
+    return old
+
+
 def set_dataset(new: Dataset) -> bool:
     """Make `new` the dataset; returns True when it replaced another one (results and selection reset).
     The same content again (e.g. a re-upload under another name) keeps everything."""

@@ -569,3 +569,15 @@ def test_a_store_the_app_cannot_use_is_one_message_on_the_pages_that_need_it(kin
         assert str(path) in shown and ("newer than this rt4chart" in shown or "not a readable run store" in shown)
     at = click(click(app(), "Load an example"), "Audit")  # auditing one answer needs no store
     assert at.session_state["rt4.audit"]["report"].status == "hallucinated"
+
+
+def test_a_refused_upload_closes_the_previous_dataset_instead_of_leaving_it_ready_to_run():
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at = upload(at, "broken.csv", b'id,context,answer\n1,"never closed,x\n')
+    shown = visible_text(at)
+    assert "never closed" in shown and "was closed so that it is not audited by mistake" in shown
+    assert "its run is on the Runs page" in shown
+    assert not [b for b in at.button if b.label == "Run batch audit"]  # was: the demo, still ready to run
+    assert "rt4.results" not in at.session_state

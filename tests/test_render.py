@@ -63,3 +63,13 @@ def test_the_html_report_is_self_contained():
     page = report_html(audit("A is 1.", "A is 2."))
     assert "<script" not in page and "http://" not in page and "https://" not in page
     assert page.startswith("<!DOCTYPE html>")
+
+
+def test_the_html_report_numbers_the_flagged_stretches_as_the_claims_table_does_and_is_dated():
+    report = audit("The lake is 40 metres deep. It freezes in winter.",
+                   "The lake is 90 metres deep. It never freezes.")
+    page = report_html(report, made="2026-12-01 10:00 UTC")
+    flagged = [r.claim.id + 1 for r in report.claims if r.verdict.is_hallucination]
+    answer = page.split("<h2>Answer</h2>", 1)[1].split("<h2>Claims</h2>", 1)[0]
+    assert flagged and all(f">{n}<" in answer for n in flagged)  # the numbers were missing in the answer
+    assert "Made 2026-12-01 10:00 UTC by rt4chart" in page

@@ -91,3 +91,21 @@ def test_gold_labels_and_spans_are_found_under_the_names_teams_give_them():
     assert detect_spans_column(["id", "annotated_spans"]) == "annotated_spans"
     assert detect_spans_column(["id", "reviewer_spans_json"]) == "reviewer_spans_json"
     assert detect_spans_column(["id", "context"]) is None
+
+
+def test_the_batch_report_lists_the_rows_where_judge_and_gold_disagree(audited):
+    rows, reports, _records = audited
+    flipped = [dict(r, gold="false") if r["id"] == "r1" else r for r in rows]  # r1: now a false positive
+    flipped = [dict(r, gold="true") if r["id"] == "r2" else r for r in flipped]  # r2: now a false negative
+    page = batch_report_html(flipped, reports, [], "gold", None, {}, {})
+    section = page.split("Where the judge and gold disagree", 1)[1].split("</section>", 1)[0]
+    positives, negatives = section.split("False negatives", 1)
+    assert "False positives (judge: hallucinated, gold: faithful): 1" in positives and ">r1<" in positives
+    assert ": 1" in negatives and ">r2<" in negatives and ">r1<" not in negatives
+
+
+def test_agreement_figures_say_too_few_reviews_below_the_stated_number():
+    from rt4chart.store.analysis import MIN_REVIEWS, reviewed_figure
+
+    assert reviewed_figure(0.0, 1) == f"too few reviews (1 of {MIN_REVIEWS})"  # was "0.0000" after one review
+    assert reviewed_figure(0.61234, MIN_REVIEWS) == "0.612" and reviewed_figure(None, 50) == "–"

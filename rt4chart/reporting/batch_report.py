@@ -13,7 +13,7 @@ from typing import Mapping, Optional, Sequence
 import pandas as pd
 
 from rt4chart.core.types import AuditReport
-from rt4chart.evaluation.metrics import fmt, hallucination_rate
+from rt4chart.evaluation.metrics import as_bool, fmt, hallucination_rate
 from rt4chart.reporting.html import CSS, STYLE, answer_html, claims_table_html, esc, legend_html
 from rt4chart.reporting.rows import gold_scores
 from rt4chart.reporting.views import group_rates
@@ -91,6 +91,27 @@ def _gold(rows: list[dict], gold: str, answers: dict[str, str], spans_column: Op
             f"</table>{spans}")
 
 
+def _disagreements(df: pd.DataFrame, gold: str, n: int = 25) -> str:
+    """The rows where the judge and the gold label disagree: false positives, then false negatives."""
+    decided = df[df["hallucinated"].notna() & df[gold].map(lambda v: v not in (None, ""))]
+    judged = decided["hallucinated"].astype(bool)
+    truth = decided[gold].map(as_bool)
+    blocks = []
+    for name, mask in (("False positives (judge: hallucinated, gold: faithful)", judged & ~truth),
+                       ("False negatives (judge: faithful, gold: hallucinated)", ~judged & truth)):
+        part = decided[mask].sort_values("id")
+        if part.empty:
+            blocks.append(f"<h3>{name}</h3><p>None.</p>")
+            continue
+        rows = "".join(f"<tr><td>{esc(r['id'])}</td><td>{esc(r.get('hallucinated_text') or '')}</td></tr>"
+                       for r in part.head(n).to_dict("records"))
+        more = f"<p>…and {len(part) - n} more (the Batch page's “Judge vs gold” filter lists all).</p>" \
+            if len(part) > n else ""
+        blocks.append(f"<h3>{name}: {len(part)}</h3><table class='rt4-table'><tr><th>row</th>"
+                      f"<th>flagged text</th></tr>{rows}</table>{more}")
+    return "".join(blocks)
+
+
 def _top_issues(df: pd.DataFrame, n: int = 10) -> str:
     issues = df.assign(issues=df["contradicted"] + df["baseless"])
     issues = issues[issues["issues"] > 0].sort_values(["issues", "id"], ascending=[False, True]).head(n)
@@ -132,7 +153,9 @@ def batch_report_html(rows: list[dict], reports: Mapping[str, AuditReport], grou
         body = (f"<section>{_headline(audited, failed)}</section>"
                 f"<section><h2>Claims by verdict</h2>{_verdict_mix(audited)}</section>"
                 + (f"<section><h2>Rates by group</h2>{_groups(audited, list(groups), gold)}</section>" if groups else "")
-                + (f"<section>{_gold(rows, gold, answers or {}, gold_spans)}</section>" if gold and gold in df else "")
+                + (f"<section>{_gold(rows, gold, answers or {}, gold_spans)}</section>"
+                   f"<section><h2>Where the judge and gold disagree</h2>{_disagreements(audited, gold)}</section>"
+                   if gold and gold in df else "")
                 + f"<section><h2>Answers with the most issues</h2>{_top_issues(audited)}</section>"
                 f"<section><h2>Examples</h2>{legend_html()}{_examples(reports, [str(i) for i in ranked['id']], examples)}"
                 "</section>")

@@ -234,16 +234,22 @@ def claims_table_html(report: AuditReport) -> str:
     return f'<table class="rt4-table">{head}{body}</table>'
 
 
-def report_html(report: AuditReport, title: str = "rt4chart audit report") -> str:
-    """A self-contained HTML page (inline CSS, no scripts, no external assets)."""
+def report_html(report: AuditReport, title: str = "rt4chart audit report", made: Optional[str] = None) -> str:
+    """A self-contained HTML page (inline CSS, no scripts, no external assets); the flagged stretches of the
+    answer carry their claim's number, as in the claims table; `made` (default now, UTC) dates it."""
     question = f"<h2>Question</h2><div class='rt4-text'>{esc(report.question)}</div>" if report.question else ""
     notes = "".join(f"<li>{esc(n)}</li>" for n in report.notes)
     manifest = esc(report.manifest.model_dump_json(indent=2))
+    if made is None:
+        from datetime import datetime, timezone
+
+        made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    dated = f"<p class='rt4-made'>Made {esc(made)} by rt4chart {esc(report.manifest.rt4chart_version)}</p>"
     return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{esc(title)}</title>"
             f"<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'\">"
             f"<style>body{{max-width:980px;margin:2rem auto;padding:0 1rem;font-family:system-ui,sans-serif}}"
-            f"{CSS}</style></head><body><h1>{esc(title)}</h1>{banner_html(report)}{legend_html()}{question}"
-            f"<h2>Answer</h2>{answer_html(report)}<h2>Claims</h2>{claims_table_html(report)}"
+            f"{CSS}</style></head><body><h1>{esc(title)}</h1>{dated}{banner_html(report)}{legend_html()}{question}"
+            f"<h2>Answer</h2>{answer_html(report, numbered=True)}<h2>Claims</h2>{claims_table_html(report)}"
             f"<h2>Context</h2>{context_html(report)}"
             + (f"<h2>Notes</h2><ul>{notes}</ul>" if notes else "")
             + f"<h2>Coverage</h2><p>{esc(coverage_text(report))}</p>"

@@ -173,6 +173,16 @@ def reviewed_spans(report: AuditReport, claim_reviews: dict[int, object]) -> lis
     return merge_spans(spans)
 
 
+MIN_REVIEWS = 10  # below this many reviews, agreement figures are too noisy to show as numbers
+
+
+def reviewed_figure(value: Optional[float], n: int) -> str:
+    """An agreement figure as shown: "too few reviews (n of 10)" below MIN_REVIEWS, else 3 decimals."""
+    if n < MIN_REVIEWS:
+        return f"too few reviews ({n} of {MIN_REVIEWS})"
+    return "–" if value is None else f"{value:.3f}"
+
+
 @dataclass
 class Agreement:
     rows_reviewed: int = 0
