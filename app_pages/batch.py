@@ -144,7 +144,9 @@ if st.button("Run batch audit", type="primary"):
             open_run(same.id)
             st.session_state["rt4.same_run"] = same.name
             st.rerun()
-        batch = StoredBatch(records, spec, source=ds.name, fingerprint=fingerprint)
+        cancelled = store().cancelled_run(fingerprint)  # the same batch, stopped before: go on where it stopped
+        batch = StoredBatch(records, spec, source=ds.name, fingerprint=fingerprint,
+                            resume=cancelled.id if cancelled else None)
         stop = st.empty()
         stop.button("Cancel", help="Stops the batch; the rows audited so far are kept as a cancelled run.")
         st.session_state["rt4.batch.running"] = len(records)  # still set on the next run if this one is stopped
@@ -174,7 +176,9 @@ if st.button("Run batch audit", type="primary"):
                 texts={r.id: {"question": r.question, "context": r.context, "answer": r.answer} for r in records},
                 manifest=manifest, run_id=run.id if run else None))
             if run is not None:
-                notice("success", f"Stored as run “{run.name}” (Runs page).")
+                resumed = (f" It resumed the cancelled run: {batch.resumed} rows were taken as they were stored, "
+                           f"{len(records) - batch.resumed} audited now." if batch.resumed else "")
+                notice("success", f"Stored as run “{run.name}” (Runs page).{resumed}")
 
 res = state.results()
 if res is None:

@@ -3,6 +3,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -384,4 +385,112 @@ def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browse
         page.get_by_role("link", name="Runs", exact=True).click()
         page.get_by_role("heading", name="Runs").wait_for(timeout=60_000)
         shot(page, "runs-1280")
+        assert dialogs == [] and page.seen.off_machine() == []
+
+
+@contextmanager
+def two_contexts(url_a: str, url_b: str):
+    """Two analysts: two browser contexts (own cookies, storage and session) of one headless Chromium."""
+    dialogs: list[str] = []
+    with playwright.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync"])
+        try:
+            pages = []
+            for address in (url_a, url_b):
+                context = browser.new_context(viewport={"width": 1280, "height": 1400}, accept_downloads=True)
+                page = context.new_page()
+                page.seen = Opened()
+                page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                page.on("request", lambda r, seen=page.seen: seen.requests.append(r.url))
+                page.goto(address, timeout=60_000)
+                pages.append(page)
+            yield pages[0], pages[1], dialogs
+        finally:
+            browser.close()
+
+
+def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_flags_match_the_export(
+        app_server, tmp_path):
+    """Issue 22 rows 1, 3, 5 and 8 in headless Chromium, with two browser contexts on one shared run store."""
+    import re as regex
+
+    from rt4chart.store import Store
+
+    url, data = app_server
+    with two_contexts(f"{url}/settings", f"{url}/batch") as (a, b, dialogs):
+        stride = a.get_by_label("Stride (sentences)")
+        stride.fill("2")
+        stride.press("Enter")
+        a.wait_for_url("**stride=2*", timeout=30_000)  # the session's setting is in its own address
+        a.get_by_role("link", name="Batch audit").click()
+        a.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
+        a.get_by_text("20 rows from demo").wait_for(timeout=60_000)
+        a.wait_for_load_state("networkidle")
+        a.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        a.get_by_text("Stored as run").wait_for(timeout=60_000)
+        a.wait_for_url("**run=*", timeout=30_000)
+        run_a = regex.search(r"run=([0-9a-f]+)", a.url).group(1)
+        b.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)  # a colleague, later
+        b.get_by_text("20 rows from demo").wait_for(timeout=60_000)
+        b.wait_for_load_state("networkidle")
+        b.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        b.get_by_text("Stored as run").wait_for(timeout=60_000)
+        b.wait_for_url("**run=*", timeout=30_000)
+        run_b = regex.search(r"run=([0-9a-f]+)", b.url).group(1)
+        store = Store(f"sqlite:///{data / 'runs.sqlite3'}")
+        assert run_b != run_a and store.list_runs()[0].id == run_b  # the colleague's run is the newest
+        a.reload()
+        a.get_by_text("Reopened the last run").wait_for(timeout=60_000)
+        a.get_by_text("20 of 20 rows shown").wait_for(timeout=30_000)
+        assert f"run={run_a}" in a.url and "stride=2" in a.url  # row 1: my run, not the newest one
+        a.get_by_text("every 2, each claim in its 3 best windows").first.wait_for(timeout=30_000)  # row 8
+        shot(a, "batch-reloaded-own-run-and-settings")
+        with a.expect_download() as download:
+            a.get_by_role("button", name="Download CSV").click()
+        exported = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+        threshold = store.get_run(run_a).manifest["settings"]["threshold"]
+        decided = [r for r in exported if r["score"] not in ("", None)]
+        assert len(decided) == 20
+        assert all((float(r["score"]) >= threshold) == (r["hallucinated"] == "True") for r in decided)  # row 3
+        a.get_by_role("link", name="Settings & about").click()
+        playwright.expect(a.get_by_label("Stride (sentences)")).to_have_value("2", timeout=30_000)
+        a.get_by_role("link", name="Audit an answer").click()
+        a.get_by_role("button", name="Load an example").click(timeout=60_000)
+        a.get_by_role("button", name="Audit", exact=True).click(timeout=60_000)
+        a.locator('[data-role="answer"]').first.wait_for(timeout=60_000)
+        answer = a.get_by_label("Answer to audit")
+        answer.fill(answer.input_value() + " It was built by Romans.")
+        answer.press("Control+Enter")
+        a.get_by_text("they have changed since").wait_for(timeout=30_000)  # row 5: a stale result says so
+        shot(a, "audit-out-of-date")
+        assert dialogs == [] and a.seen.off_machine() == [] and b.seen.off_machine() == []
+
+
+def test_a_cancelled_batch_keeps_its_rows_says_so_and_the_same_batch_again_resumes_it(app_server, tmp_path):
+    """Issue 22 row 7: a running batch stopped with Cancel is neither lost nor silent, and resumes."""
+    from rt4chart.store import Store
+
+    url, data = app_server
+    path = rag_logs(tmp_path / "long.csv", 400)
+    with opened_page(f"{url}/batch", height=1200, width=1280) as (page, dialogs):
+        page.locator('input[type="file"]').first.set_input_files(str(path))
+        page.get_by_text("400 rows from long.csv").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text(re.compile(r"\d+/400 rows · ETA")).wait_for(timeout=60_000)
+        page.get_by_role("button", name="Cancel").click(timeout=30_000)
+        page.get_by_text("was stopped before it finished").wait_for(timeout=60_000)
+        shot(page, "batch-cancelled")
+        runs = [r for r in Store(f"sqlite:///{data / 'runs.sqlite3'}").list_runs() if r.source == "long.csv"]
+        assert len(runs) == 1 and runs[0].status == "cancelled" and 0 < runs[0].rows < 400
+        done = runs[0].rows
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)  # the same batch again: resumed
+        page.get_by_text(f"{done} rows were taken as they were stored, {400 - done} audited now").wait_for(
+            timeout=300_000)
+        [run] = [r for r in Store(f"sqlite:///{data / 'runs.sqlite3'}").list_runs() if r.source == "long.csv"]
+        assert (run.id, run.status, run.rows) == (runs[0].id, "complete", 400)
+        page.get_by_role("link", name="Runs", exact=True).click()
+        page.get_by_role("heading", name="Runs").wait_for(timeout=60_000)
         assert dialogs == [] and page.seen.off_machine() == []

@@ -240,6 +240,30 @@ def test_the_apps_batch_stores_a_record_with_a_lone_surrogate_as_a_failed_row(st
     assert batch.store_error is None and batch.run is not None and (batch.run.rows, batch.run.failed) == (3, 1)
 
 
+def test_a_cancelled_app_batch_resumes_into_its_own_run_and_gives_what_a_whole_run_gives(store):
+    from rt4chart.batch.spec import RunSpec
+    from rt4chart.batch.stored import StoredBatch
+    from rt4chart.core.rows import Record
+
+    records = [Record(id=str(i), context=f"Item {i} weighs {i} kg.", answer=f"Item {i} weighs {i % 3} kg.", row=i + 1)
+               for i in range(30)]
+    spec = RunSpec(judge=make_judge("offline"), store=store, run_name="resumable")
+    first = StoredBatch(records, spec, "app", batch_rows=5, fingerprint="f1")
+    rows = iter(first)
+    for _ in range(12):
+        next(rows)
+    rows.close()  # Cancel
+    cancelled = store.cancelled_run("f1")
+    assert cancelled is not None and cancelled.status == "cancelled" and 0 < cancelled.rows <= 12
+    again = StoredBatch(records, spec, "app", batch_rows=5, fingerprint="f1", resume=cancelled.id)
+    statuses = [r.report.status for r in again]
+    assert again.resumed == cancelled.rows and again.run.id == cancelled.id
+    assert (again.run.status, again.run.rows) == ("complete", 30)
+    whole = StoredBatch(records, RunSpec(judge=make_judge("offline"), store=store, run_name="whole"), "app")
+    assert statuses == [r.report.status for r in whole]
+    assert store.cancelled_run("f1") is None
+
+
 def test_a_new_batch_after_a_killed_one_is_a_run_of_its_own_and_the_killed_one_resumes_into_its_own(store, tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("".join(json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."})

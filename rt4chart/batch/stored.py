@@ -57,9 +57,11 @@ class StoredBatch:
     stays None. A batch stopped midway keeps its run, marked `cancelled`, with the rows audited so far."""
 
     def __init__(self, records: Iterable[Record], spec: RunSpec, source: str, batch_rows: int = 50,
-                 fingerprint: str = ""):
+                 fingerprint: str = "", resume: Optional[str] = None):
         self.records, self.spec, self.source, self.batch_rows = records, spec, source, batch_rows
         self.fingerprint = fingerprint  # of the input and settings: what makes two batches the same batch
+        self.resume = resume  # a cancelled run of the same batch: its stored rows are taken, the rest audited
+        self.resumed = 0
         self.run: Optional[RunInfo] = None
         self.started_run: Optional[RunInfo] = None  # the stored run, as soon as it exists
         self.store_error: Optional[str] = None
@@ -67,18 +69,40 @@ class StoredBatch:
     def _failed(self, exc: Exception) -> None:
         self.store_error = f"The run could not be stored ({type(exc).__name__}: {exc})."
 
+    def _rows(self, stored: dict[int, tuple]) -> Iterator[tuple[int, RowResult]]:
+        """(position, row) of every record in order: audited, or as stored before a cancel when resuming."""
+        if not stored:
+            yield from audited_rows(enumerate(self.records), self.spec)
+            return
+        records = list(self.records)  # walked twice: once for the rows to audit, once in order
+        audited = audited_rows(((p, r) for p, r in enumerate(records) if p not in stored), self.spec)
+        for position, record in enumerate(records):
+            if position in stored:
+                report, error = stored[position]
+                self.resumed += 1
+                yield position, RowResult(record, report=report, error=None if report is not None else error)
+            else:
+                yield next(audited)
+
     def __iter__(self) -> Iterator[RowResult]:
         started = time.perf_counter()
         writer: Optional[RunWriter] = None
+        stored: dict[int, tuple] = {}
         try:
-            writer = open_writer(self.spec, self.source, self.fingerprint, batch_rows=self.batch_rows)
+            if self.resume and self.spec.store is not None:
+                self.spec.store.reopen(self.resume)
+                stored = self.spec.store.stored_results(self.resume)
+            writer = open_writer(self.spec, self.source, self.fingerprint, batch_rows=self.batch_rows,
+                                 resume_run=self.resume)
             self.started_run = writer.run if writer is not None else None
         except Exception as exc:  # noqa: BLE001 - keeping the run failed, auditing goes on
             self._failed(exc)
+        if writer is None or writer.run.id != self.resume:
+            stored = {}  # not the resumed run after all: audit everything
         finished = False
         try:
-            for position, row in audited_rows(enumerate(self.records), self.spec):
-                if writer is not None:
+            for position, row in self._rows(stored):
+                if writer is not None and position not in stored:
                     try:
                         writer.add(pack(position, row))
                     except Exception as exc:  # noqa: BLE001

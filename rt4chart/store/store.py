@@ -207,6 +207,30 @@ class Store:
                                   .order_by(runs.c.created.desc()).limit(1)).scalar()
         return self.get_run(run_id) if run_id else None
 
+    def cancelled_run(self, fingerprint: str) -> Optional[RunInfo]:
+        """The newest cancelled run of exactly this input and these settings: a batch to resume, not to redo."""
+        if not fingerprint:
+            return None
+        with self.engine.connect() as conn:
+            run_id = conn.execute(select(runs.c.id).where(runs.c.fingerprint == fingerprint,
+                                                          runs.c.status == "cancelled")
+                                  .order_by(runs.c.created.desc()).limit(1)).scalar()
+        return self.get_run(run_id) if run_id else None
+
+    def reopen(self, run_id: str) -> RunInfo:
+        """A cancelled run goes on: `running` again, its stored rows kept."""
+        with self.engine.begin() as conn:
+            conn.execute(update(runs).where(runs.c.id == run_id, runs.c.status == "cancelled").values(status="running"))
+        return self.get_run(run_id)
+
+    def stored_results(self, run_id: str) -> dict[int, tuple[Optional[AuditReport], str]]:
+        """Position -> (report, error) of every stored row (the rows a resumed run does not redo)."""
+        with self.engine.connect() as conn:
+            found = conn.execute(select(run_rows.c.position, run_rows.c.report, run_rows.c.result)
+                                 .where(run_rows.c.run_id == run_id)).all()
+        return {position: (unpack_report(blob) if blob else None, json.loads(result).get("error") or "")
+                for position, blob, result in found}
+
     def find_run(self, run_id: str) -> Optional[RunInfo]:
         """The run with this exact id, or None when it is gone."""
         try:
