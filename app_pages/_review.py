@@ -62,6 +62,14 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
             likely = "entailed" if result.verdict.is_hallucination else "baseless"  # the usual correction
             _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS[1:] else likely)
             text(result.claim.text, f"Claim {index + 1}")  # the claim itself, beside its review (escaped)
+            flagged = " … ".join(report.answer[sp.start:sp.end] for sp in result.hallucinated_spans)
+            if flagged and flagged != result.claim.text:
+                text(flagged, "Flagged:")
+            for ev in result.evidence[:2]:  # the proof the judge used, so the choice needs no scrolling
+                text(ev.text, {"supports": "Evidence (supports):", "contradicts": "Evidence (contradicts):",
+                               "nearest": "Nearest sentence (does not support):"}.get(ev.relation, "Evidence:"))
+            if result.rationale:
+                text(result.rationale, "Why:")  # escaped: a rationale quotes the answer
             c1, c2 = st.columns([3, 2])
             picked = c1.radio(f"Claim {index + 1} — judge: {result.verdict.value}", CLAIM_CHOICES, horizontal=True,
                               key=f"{prefix}.{index}")

@@ -581,3 +581,14 @@ def test_a_refused_upload_closes_the_previous_dataset_instead_of_leaving_it_read
     assert "its run is on the Runs page" in shown
     assert not [b for b in at.button if b.label == "Run batch audit"]  # was: the demo, still ready to run
     assert "rt4.results" not in at.session_state
+
+
+def test_the_review_panel_shows_each_claims_flagged_text_evidence_and_reason_beside_its_choice():
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    panel = visible_text(at)
+    report = at.session_state["rt4.results"].reports[at.session_state["rt4.drill"]]
+    first = report.claims[0]
+    assert first.claim.text in panel and first.evidence and first.evidence[0].text in panel
+    assert "Why:" in panel and first.rationale in panel
