@@ -419,7 +419,7 @@ def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_
     from rt4chart.store import Store
 
     url, data = app_server
-    with two_contexts(f"{url}/settings", f"{url}/batch") as (a, b, dialogs):
+    with two_contexts(f"{url}/settings", f"{url}/batch?stride=3") as (a, b, dialogs):  # B: a link with settings
         stride = a.get_by_label("Stride (sentences)")
         stride.fill("2")
         stride.press("Enter")
@@ -458,9 +458,11 @@ def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_
         playwright.expect(a.get_by_label("Stride (sentences)")).to_have_value("2", timeout=30_000)
         a.get_by_role("link", name="Audit an answer").click()
         a.get_by_role("button", name="Load an example").click(timeout=60_000)
-        a.get_by_role("button", name="Audit", exact=True).click(timeout=60_000)
-        a.locator('[data-role="answer"]').first.wait_for(timeout=60_000)
         answer = a.get_by_label("Answer to audit")
+        playwright.expect(answer).to_have_value(re.compile(r"\S"), timeout=60_000)  # the example is in the box
+        a.wait_for_load_state("networkidle")
+        a.get_by_role("button", name="Audit", exact=True).click(timeout=60_000)
+        a.locator('[data-role="answer"]').first.wait_for(timeout=120_000)
         answer.fill(answer.input_value() + " It was built by Romans.")
         answer.press("Control+Enter")
         a.get_by_text("they have changed since").wait_for(timeout=30_000)  # row 5: a stale result says so
@@ -494,3 +496,29 @@ def test_a_cancelled_batch_keeps_its_rows_says_so_and_the_same_batch_again_resum
         page.get_by_role("link", name="Runs", exact=True).click()
         page.get_by_role("heading", name="Runs").wait_for(timeout=60_000)
         assert dialogs == [] and page.seen.off_machine() == []
+
+
+def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
+    """Issue 22 row 4: the review works without a mouse (arrow keys choose, Enter saves)."""
+    from rt4chart.store import Store
+
+    url, data = app_server
+    with opened_page(f"{url}/batch", height=1800, width=1280) as (page, dialogs):
+        page.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
+        page.get_by_text("20 rows from demo").wait_for(timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+        page.get_by_text(re.compile("Stored as run|is already stored as run")).first.wait_for(timeout=60_000)
+        page.wait_for_url("**run=*", timeout=30_000)
+        run_id = re.search(r"run=([0-9a-f]+)", page.url).group(1)
+        row = combobox(page, "Row").input_value()
+        group = page.get_by_role("radiogroup").filter(has_text="judge is right").first
+        group.get_by_role("radio", name="not reviewed").focus()
+        page.keyboard.press("ArrowRight")  # not reviewed -> judge is right
+        playwright.expect(group.get_by_role("radio", name="judge is right")).to_be_checked(timeout=30_000)
+        page.wait_for_load_state("networkidle")
+        page.get_by_role("button", name="Save review").focus()
+        page.keyboard.press("Enter")
+        page.get_by_text("Saved 1 change as").wait_for(timeout=30_000)
+        assert Store(f"sqlite:///{data / 'runs.sqlite3'}").reviews(run_id)[(row, 0)].judge_right is True
+        assert dialogs == []
