@@ -103,6 +103,34 @@ def _mapping(args) -> dict:
             if getattr(args, f"{role}_col", None)}
 
 
+def _batch_in_rounds(args, spec, via: str):
+    """`batch --via batch-api|batch-file`: the rounds, with a line per round's progress."""
+    from rt4chart.batch.provider.providers import WaitingForRunner
+    from rt4chart.batch.provider.run import run_in_rounds
+    from rt4chart.batch.run import is_stream
+    from rt4chart.core.errors import InputError as _InputError
+
+    if args.judge != "openai":
+        raise _InputError(f"--via {via} sends the openai judge's requests; add --judge openai")
+    if is_stream(args.output):
+        raise _InputError(f"--via {via} writes its output when the last round is in: give -o a file")
+
+    def told(round_no: int, progress) -> None:
+        if not args.quiet:
+            print(f"rt4chart: round {round_no}: {progress.status}, {progress.done} of {progress.total or '?'} "
+                  "requests done", file=sys.stderr)
+
+    try:
+        summary, report = run_in_rounds(args.input, args.output, spec, via, poll_every_s=args.poll_every,
+                                        batch_dir=args.batch_dir, on_progress=told)
+    except WaitingForRunner as waiting:
+        print(f"rt4chart: waiting for the batch runner: {waiting}", file=sys.stderr)
+        raise SystemExit(75) from None  # EX_TEMPFAIL: nothing wrong, try again later
+    print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
+          f"{report.submissions} provider batches", file=sys.stderr)
+    return summary
+
+
 def cmd_predict(args) -> int:
     """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
     from rt4chart.batch.run import is_stream, run_spec
@@ -130,12 +158,16 @@ def cmd_predict(args) -> int:
         from rt4chart.store import Store
 
         store = Store()
+    via = getattr(args, "via", "sync")
     try:
         spec = RunSpec(judge=judge, config=config, workers=args.workers, cache=cache, mapping=_mapping(args),
                        delimiter=args.delimiter, engine=engine, dask_address=getattr(args, "dask_address", None),
                        partition_rows=partition_rows, store=store, run_name=getattr(args, "run_name", None))
-        summary = run_spec(args.input, args.output, spec, journal_path=journal,
-                           resume=not getattr(args, "restart", False), progress=bar)
+        if via != "sync":
+            summary = _batch_in_rounds(args, spec, via)
+        else:
+            summary = run_spec(args.input, args.output, spec, journal_path=journal,
+                               resume=not getattr(args, "restart", False), progress=bar)
     finally:
         bar.close()
     where = "standard output" if is_stream(args.output) else args.output

@@ -107,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--partitions", type=int, help="number of partitions for --engine dask (default: about 8 per worker)")
     p.add_argument("--run-name", help="name of the run in the run store (default: the input's name and the time)")
     p.add_argument("--no-store", action="store_true", help="do not keep the run in the run store ($RT4CHART_DB)")
+    p.add_argument("--via", choices=("sync", "batch-api", "batch-file"), default="sync",
+                   help="openai judge: sync (requests one by one, the default); batch-api (rounds of provider "
+                        "batches through /v1/files and /v1/batches: half the price, up to 24 h per round); "
+                        "batch-file (round files in OpenAI's batch format for `vllm run_batch` or a runner of "
+                        "your own). Run the same command again to resume: nothing is submitted twice")
+    p.add_argument("--poll-every", type=float, default=60.0, help="--via batch-api: seconds between status checks")
+    p.add_argument("--batch-dir", help="--via batch-file: the folder of round files (default: OUTPUT.batch-files)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)

@@ -92,14 +92,45 @@ reviews = Table(
 )
 Index("ix_reviews_run_row", reviews.c.run_id, reviews.c.row_id)
 
-SCHEMA_VERSION = 1
+# A batch audited through a provider's batch interface moves in rounds; what was submitted (the provider's
+# batch ids) and every answer collected are kept here, keyed by the batch's fingerprint, so the same command
+# run again resumes: nothing submitted is submitted again, nothing is paid twice.
+provider_batches = Table(
+    "provider_batches", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch_key", String(64), nullable=False),                 # the batch's fingerprint (input + settings)
+    Column("round", Integer, nullable=False),
+    Column("provider", String(32), nullable=False),                  # batch-api | batch-file
+    Column("handle", Text, nullable=False),                          # the provider's batch id, or the file stem
+    Column("custom_ids", Text, nullable=False),                      # JSON list: the requests it holds
+    Column("status", String(16), nullable=False),                    # submitted | collected
+    Column("created", DateTime(timezone=True), nullable=False),
+)
+Index("ix_provider_batches_key", provider_batches.c.batch_key)
+
+provider_outcomes = Table(
+    "provider_outcomes", metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("batch_key", String(64), nullable=False),
+    Column("custom_id", String(64), nullable=False),
+    Column("status_code", Integer, nullable=False),
+    Column("body", Text, nullable=True),                              # JSON of the reply (status 200)
+    Column("message", Text, nullable=False, default=""),              # the provider's words otherwise
+)
+Index("ix_provider_outcomes_key", provider_outcomes.c.batch_key)
+
+SCHEMA_VERSION = 2
 
 
 def _create_v1(conn: Connection) -> None:
     metadata.create_all(conn, tables=[runs, run_rows, reviews])
 
 
-MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1)]
+def _provider_rounds_v2(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[provider_batches, provider_outcomes])
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1), (2, _provider_rounds_v2)]
 
 
 def current_version(conn: Connection) -> int:

@@ -1,0 +1,136 @@
+"""Where a round's requests go: OpenAI's Batch API (any server that follows it), or batch files for a runner
+of one's own (`vllm run_batch -i IN -o OUT`). Both take the OpenAI batch file format."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from rt4chart.batch.provider.deferred import Outcome
+from rt4chart.batch.provider.lines import ENDPOINT, read_results, request_lines
+from rt4chart.core.errors import JudgeConfigError
+
+TERMINAL = ("completed", "failed", "expired", "cancelled")
+
+
+@dataclass
+class Progress:
+    status: str          # the provider's batch status (validating, in_progress, finalizing, completed, ...)
+    done: int = 0
+    failed: int = 0
+    total: int = 0
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+
+class WaitingForRunner(Exception):
+    """Batch files were written and their results are not there yet: the user runs the runner, then the
+    same command again."""
+
+
+class OpenAIBatchAPI:
+    """`/v1/files` (purpose "batch") and `/v1/batches` through the official client."""
+
+    name = "batch-api"
+    max_requests = 50_000            # OpenAI's limits per batch
+    max_bytes = 200 * 1024 * 1024
+
+    def __init__(self, client: Any, sleep: Callable[[float], None] = time.sleep, create_attempts: int = 5,
+                 retry_wait_s: float = 30.0):
+        self.client, self.sleep = client, sleep
+        self.create_attempts, self.retry_wait_s = create_attempts, retry_wait_s
+
+    def submit(self, requests: dict[str, dict], label: str) -> str:
+        import openai
+
+        data = b"".join(request_lines(requests))
+        for attempt in range(self.create_attempts):
+            try:
+                uploaded = self.client.files.create(file=(f"{label}.jsonl", data), purpose="batch")
+                batch = self.client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT,
+                                                   completion_window="24h", metadata={"rt4chart": label})
+                return batch.id
+            except openai.RateLimitError:
+                if attempt + 1 == self.create_attempts:
+                    raise
+                self.sleep(self.retry_wait_s * (attempt + 1))
+            except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
+                raise JudgeConfigError(f"the batch endpoint refused the batch ({type(exc).__name__}: "
+                                       f"{getattr(exc, 'message', exc)}): check the key, the base URL and that it "
+                                       "offers /v1/batches") from None
+        raise AssertionError("unreachable")
+
+    def progress(self, handle: str) -> Progress:
+        batch = self.client.batches.retrieve(handle)
+        counts = getattr(batch, "request_counts", None)
+        return Progress(batch.status, int(getattr(counts, "completed", 0) or 0),
+                        int(getattr(counts, "failed", 0) or 0), int(getattr(counts, "total", 0) or 0))
+
+    def results(self, handle: str, custom_ids: list[str]) -> list[tuple[str, Outcome]]:
+        """Every request's answer: its output or error line, else (expired, cancelled, failed batch, a partial
+        output file) an error outcome in the provider's words, which the next round retries."""
+        batch = self.client.batches.retrieve(handle)
+        found: dict[str, Outcome] = {}
+        for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
+            if file_id:
+                text = self.client.files.content(file_id).text
+                for custom_id, outcome in read_results(text.splitlines(), f"batch {handle} file {file_id}"):
+                    if custom_id in found and found[custom_id].status_code == 200:
+                        continue
+                    found[custom_id] = outcome
+        errors = getattr(getattr(batch, "errors", None), "data", None) or []
+        why = "; ".join(str(getattr(e, "message", e)) for e in errors)[:300]
+        missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} before this "
+                                                   f"request ran" + (f" ({why})" if why else ""))
+        return [(cid, found.get(cid, missing)) for cid in custom_ids]
+
+
+class BatchFiles:
+    """Round files in a folder: `round-N.input.jsonl` written here; `round-N.output.jsonl` written by the runner
+    (`vllm run_batch -i round-N.input.jsonl -o round-N.output.jsonl`)."""
+
+    name = "batch-file"
+    max_requests = 10_000_000
+    max_bytes = 1 << 62
+
+    def __init__(self, folder: str | Path):
+        self.folder = Path(folder)
+
+    def _paths(self, handle: str) -> tuple[Path, Path]:
+        return self.folder / f"{handle}.input.jsonl", self.folder / f"{handle}.output.jsonl"
+
+    def submit(self, requests: dict[str, dict], label: str) -> str:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        source, _ = self._paths(label)
+        tmp = source.with_suffix(".partial")
+        tmp.write_bytes(b"".join(request_lines(requests)))
+        tmp.replace(source)
+        return label
+
+    def progress(self, handle: str) -> Progress:
+        source, out = self._paths(handle)
+        if out.exists():
+            return Progress("completed")
+        raise WaitingForRunner(f"round requests are in {source}; run them, e.g. `vllm run_batch -i {source} -o {out} "
+                               "--model MODEL`, then run this command again to continue")
+
+    def results(self, handle: str, custom_ids: list[str]) -> list[tuple[str, Outcome]]:
+        _, out = self._paths(handle)
+        found = dict(read_results(out.read_text(encoding="utf-8").splitlines(), str(out)))
+        missing = Outcome(status_code=503, message=f"{out} has no result for this request")
+        return [(cid, found.get(cid, missing)) for cid in custom_ids]
+
+
+def wait_for(provider, handle: str, poll_every_s: float, sleep: Callable[[float], None],
+             report: Optional[Callable[[Progress], None]] = None) -> Progress:
+    """Poll until the provider's batch ends."""
+    while True:
+        state = provider.progress(handle)
+        if report:
+            report(state)
+        if state.terminal:
+            return state
+        sleep(poll_every_s)

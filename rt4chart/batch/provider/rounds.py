@@ -1,0 +1,155 @@
+"""A batch through a provider's batch interface, in rounds: every unfinished row is audited with the replies
+collected so far; the requests the rows wait for make the next round's provider batch; a row is final when
+it waits for nothing. Decompositions come first, then every window check of a row together (they do not
+depend on each other), then its global check, then reflection and repairs, as the steps depend on each other.
+
+Durable: submissions and answers are in the run store (RoundState) before anything else is done with them,
+so a killed run resumes by running the same command again; a submitted batch is polled again, never
+resubmitted."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from rt4chart.auditing.pipeline import audit
+from rt4chart.batch.provider.deferred import DeferredSDK, ReplyPending
+from rt4chart.batch.provider.lines import split
+from rt4chart.batch.provider.providers import Progress, wait_for
+from rt4chart.batch.provider.state import RoundState
+from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import JudgeFatalError
+from rt4chart.core.rows import Record, RowResult
+from rt4chart.core.types import Verdict
+from rt4chart.judges.base import Judge, Judgement
+
+MAX_ROUNDS = 50  # a bound far above any plan (decomposition + windows + global + reflection + repairs)
+
+
+class _RowWaits(BaseException):
+    """The row's next step needs replies that are not in yet."""
+
+
+class DeferringJudge(Judge):
+    """The openai judge as the rounds run it: a window check waiting for its reply lets the row's other window
+    checks be asked in the same round; any other step waiting stops the row until the next round."""
+
+    def __init__(self, inner: Judge):
+        self.inner = inner
+        self.name, self.model = inner.name, inner.model
+        self.supports_reflection, self.makes_calls = inner.supports_reflection, inner.makes_calls
+        self._row = threading.local()
+
+    def begin_row(self) -> None:
+        self._row.pending = {}
+
+    @property
+    def pending(self) -> dict[str, dict]:
+        return getattr(self._row, "pending", {})
+
+    def decompose(self, audit_input, usage):
+        return self.inner.decompose(audit_input, usage)
+
+    def verify_window(self, claims, window, audit_input, usage):
+        try:
+            return self.inner.verify_window(claims, window, audit_input, usage)
+        except ReplyPending as waiting:
+            self._row.pending[waiting.custom_id] = waiting.body
+            return {c.id: Judgement(Verdict.UNVERIFIED, rationale="waiting for the provider") for c in claims}
+
+    def verify_global(self, claims, hints, audit_input, usage):
+        if self.pending:
+            raise _RowWaits()  # the global check takes the window verdicts as hints: not before they are in
+        return self.inner.verify_global(claims, hints, audit_input, usage)
+
+    def reflect(self, claims, current, audit_input, usage):
+        return self.inner.reflect(claims, current, audit_input, usage)
+
+    def settings(self) -> dict:
+        return self.inner.settings()
+
+    def prompt_hashes(self) -> dict[str, str]:
+        return self.inner.prompt_hashes()
+
+    def score_calibration(self) -> tuple[float, float]:
+        return self.inner.score_calibration()
+
+    def endpoint_info(self) -> dict:
+        return self.inner.endpoint_info()
+
+
+@dataclass
+class RoundsReport:
+    rounds: int = 0                  # provider batches' rounds this run waited for (resumed ones included)
+    submissions: int = 0             # provider batches submitted by this process
+    requests_submitted: int = 0
+    per_round: list[int] = field(default_factory=list)   # requests per round submitted now
+
+
+def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge], config: Optional[AuditConfig],
+                    provider, state: RoundState, poll_every_s: float = 60.0,
+                    sleep: Optional[Callable[[float], None]] = None,
+                    on_progress: Optional[Callable[[int, Progress], None]] = None) -> tuple[list[RowResult], RoundsReport]:
+    """Every record's result, in order, and what the rounds took."""
+    import time
+
+    sleep = sleep or time.sleep
+    report = RoundsReport()
+    outcomes = state.outcomes()
+    sdk = DeferredSDK(outcomes)
+    judge = DeferringJudge(make(sdk))
+    done: dict[int, RowResult] = {}
+    for _attempt in range(MAX_ROUNDS + 1):
+        for submission in state.open_submissions():  # a killed run's batch: waited for, not submitted again
+            tell: Optional[Callable[[Progress], None]] = None
+            if on_progress is not None:
+                tell = (lambda p, r=submission.round, f=on_progress: f(r, p))
+            wait_for(provider, submission.handle, poll_every_s, sleep, tell)
+            state.collected(submission, provider.results(submission.handle, submission.custom_ids))
+            outcomes = state.outcomes()
+            sdk.outcomes = outcomes
+        waiting: dict[str, dict] = {}
+        for position, record in enumerate(records):
+            if position in done:
+                continue
+            row = _audit_row(record, judge, sdk, config)
+            if isinstance(row, dict):
+                waiting.update(row)
+            else:
+                done[position] = row
+        if not waiting:
+            report.rounds = state.rounds_done()
+            return [done[i] for i in range(len(records))], report
+        round_no = state.rounds_done() + 1
+        if round_no > MAX_ROUNDS:
+            break
+        parts = split(waiting, provider.max_requests, provider.max_bytes)
+        for k, part in enumerate(parts):
+            handle = provider.submit(part, f"rt4chart-{state.key[:12]}-round-{round_no}-{k + 1}")
+            state.submitted(round_no, handle, sorted(part))
+            report.submissions += 1
+            report.requests_submitted += len(part)
+        report.per_round.append(len(waiting))
+    raise RuntimeError(f"the rounds did not converge in {MAX_ROUNDS} rounds (please report this)")
+
+
+def _audit_row(record: Record, judge: DeferringJudge, sdk: DeferredSDK,
+               config: Optional[AuditConfig]) -> RowResult | dict[str, dict]:
+    """The row's result, or the requests it waits for."""
+    if record.error:
+        return RowResult(record, error=record.error)
+    judge.begin_row()
+    sdk.begin_row()
+    try:
+        report = audit(record.context, record.answer, record.question, judge=judge, config=config)
+    except ReplyPending as waiting:
+        return {**judge.pending, waiting.custom_id: waiting.body}
+    except _RowWaits:
+        return dict(judge.pending)
+    except JudgeFatalError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - per-row isolation, as on the synchronous path
+        return RowResult(record, error=f"{type(exc).__name__}: {exc}")
+    if judge.pending:  # a window check waited although the row ran on (it cannot: the global check waits)
+        return dict(judge.pending)
+    return RowResult(record, report=report)

@@ -1,0 +1,99 @@
+"""`rt4chart batch FILE --judge openai --via batch-api|batch-file`: the file's rows audited in provider rounds,
+the predictions written as the synchronous path writes them (same replies, same lines), the run stored."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+from rt4chart.batch.journal import file_digest, run_fingerprint
+from rt4chart.batch.provider.deferred import DeferredSDK
+from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress
+from rt4chart.batch.provider.rounds import RoundsReport, audit_in_rounds
+from rt4chart.batch.provider.state import RoundState
+from rt4chart.batch.run import BatchSummary
+from rt4chart.batch.spec import RunSpec
+from rt4chart.batch.stored import open_writer, run_manifest
+from rt4chart.core.errors import InputError
+from rt4chart.data.predictions import json_line, output_line, row_status
+from rt4chart.data.records import open_table, table_records
+from rt4chart.judges.llm.judge import OpenAIJudge
+from rt4chart.judges.llm.openai_client import OpenAIChatClient
+from rt4chart.store.rows import pack
+
+VIA = ("batch-api", "batch-file")
+
+
+def _judge_maker(judge) -> Callable[[DeferredSDK], OpenAIJudge]:
+    """The same openai judge as `judge` (model, endpoint, key, attempts, response format, cache), its requests
+    answered by the rounds instead of sent."""
+    client = getattr(judge, "client", None)
+    if not isinstance(client, OpenAIChatClient):
+        raise InputError("--via batch-api and --via batch-file send the openai judge's requests; use --judge openai")
+
+    def make(sdk: DeferredSDK) -> OpenAIJudge:
+        return OpenAIJudge(OpenAIChatClient(
+            client.model, base_url=client.base_url, api_key=client._api_key, timeout_s=client.timeout_s,
+            max_attempts=client.max_attempts, temperature=client.temperature, cache=client.cache, client=sdk,
+            sleep=lambda _s: None, response_mode=client.mode if client._mode_fixed else None,
+            context_tokens=judge.context_tokens), judge.context_tokens)
+
+    return make
+
+
+def provider_for(via: str, judge, output_path: str, batch_dir: Optional[str], sleep: Callable[[float], None]):
+    if via == "batch-file":
+        return BatchFiles(batch_dir or f"{output_path}.batch-files")
+    import openai
+
+    client = judge.client
+    return OpenAIBatchAPI(openai.OpenAI(api_key=client._api_key, base_url=client.base_url, max_retries=2,
+                                        timeout=max(60.0, client.timeout_s)), sleep=sleep)
+
+
+def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, poll_every_s: float = 60.0,
+                  batch_dir: Optional[str] = None, sleep: Callable[[float], None] = time.sleep,
+                  on_progress: Optional[Callable[[int, Progress], None]] = None,
+                  provider=None) -> tuple[BatchSummary, RoundsReport]:
+    """Audit `input_path` through the provider in rounds; resumable by calling it again with the same input
+    and settings (the rounds' state is in the run store, or beside the output without one)."""
+    if via not in VIA:
+        raise InputError(f"--via {via}: choose one of sync, {', '.join(VIA)}")
+    started = time.perf_counter()
+    table = open_table(input_path, spec.delimiter)
+    records = list(table_records(table, spec.mapping))
+    digest = file_digest(input_path)
+    fingerprint = run_fingerprint(digest, {**spec.settings(), "mapping": spec.mapping, "delimiter": spec.delimiter,
+                                           "via": via})
+    from rt4chart.store import Store
+
+    rounds_store = spec.store if spec.store is not None else Store(f"sqlite:///{Path(output_path).resolve()}.rounds.sqlite3")
+    state = RoundState(rounds_store, fingerprint, via)
+    provider = provider or provider_for(via, spec.judge, output_path, batch_dir, sleep)
+    rows, report = audit_in_rounds(records, _judge_maker(spec.judge), spec.config, provider, state, poll_every_s,
+                                   sleep, on_progress)
+    if file_digest(input_path) != digest:
+        raise InputError(f"{input_path} changed while it was audited; nothing was written. Run again on a file that "
+                         "stays as it is during the run")
+    summary = BatchSummary(rows=len(rows), audited=len(rows))
+    tmp = Path(f"{output_path}.partial")
+    with open(tmp, "w", encoding="utf-8") as out:
+        for row in rows:
+            status = row_status(row)
+            summary.failed += status == "error"
+            summary.unverified += status == "unverified"
+            summary.hallucinated += status == "hallucinated"
+            summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
+            out.write(json_line(output_line(row)) + "\n")
+    os.replace(tmp, output_path)
+    if spec.store is not None and rows:
+        writer = open_writer(spec, input_path, fingerprint)
+        assert writer is not None
+        for position, row in enumerate(rows):
+            writer.add(pack(position, row))
+        run = writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec),
+                                                                       "provider": {"via": via, "rounds": report.rounds}})
+        summary.run_id, summary.run_name = run.id, run.name
+    summary.elapsed_s = time.perf_counter() - started
+    return summary, report

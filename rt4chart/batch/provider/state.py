@@ -1,0 +1,72 @@
+"""The rounds of one batch, kept in the run store: which provider batches were submitted (their ids), which
+were collected, and every answer. Keyed by the batch's fingerprint (input bytes + settings), so the same
+command run again finds them."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from sqlalchemy import func, insert, select, update
+
+from rt4chart.batch.provider.deferred import Outcome, Outcomes
+from rt4chart.store.schema import provider_batches, provider_outcomes
+
+
+@dataclass
+class Submission:
+    id: int
+    round: int
+    handle: str
+    custom_ids: list[str]
+    status: str
+
+
+class RoundState:
+    def __init__(self, store, batch_key: str, provider: str):
+        self.engine, self.key, self.provider = store.engine, batch_key, provider
+
+    def outcomes(self) -> Outcomes:
+        found = Outcomes()
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(provider_outcomes).where(provider_outcomes.c.batch_key == self.key)
+                                .order_by(provider_outcomes.c.id)).mappings().all()
+        for r in rows:
+            found.add(r["custom_id"], Outcome(status_code=r["status_code"], message=r["message"],
+                                              body=json.loads(r["body"]) if r["body"] else None))
+        return found
+
+    def rounds_done(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.coalesce(func.max(provider_batches.c.round), 0))
+                                    .where(provider_batches.c.batch_key == self.key)).scalar() or 0)
+
+    def open_submissions(self) -> list[Submission]:
+        """Batches submitted and not yet collected (a killed run's: polled again, never submitted again)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(provider_batches).where(provider_batches.c.batch_key == self.key,
+                                                               provider_batches.c.status == "submitted")
+                                .order_by(provider_batches.c.id)).mappings().all()
+        return [Submission(r["id"], r["round"], r["handle"], json.loads(r["custom_ids"]), r["status"]) for r in rows]
+
+    def submitted(self, round_no: int, handle: str, custom_ids: list[str]) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(insert(provider_batches).values(
+                batch_key=self.key, round=round_no, provider=self.provider, handle=handle,
+                custom_ids=json.dumps(custom_ids), status="submitted", created=datetime.now(timezone.utc)))
+
+    def collected(self, submission: Submission, outcomes: list[tuple[str, Outcome]]) -> None:
+        """The answers of one batch and its being collected, in one transaction (a kill keeps both or neither)."""
+        with self.engine.begin() as conn:
+            if outcomes:
+                conn.execute(insert(provider_outcomes), [
+                    {"batch_key": self.key, "custom_id": cid, "status_code": o.status_code,
+                     "body": json.dumps(o.body) if o.body is not None else None, "message": o.message}
+                    for cid, o in outcomes])
+            conn.execute(update(provider_batches).where(provider_batches.c.id == submission.id)
+                         .values(status="collected"))
+
+    def submission_count(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(provider_batches)
+                                    .where(provider_batches.c.batch_key == self.key)).scalar() or 0)

@@ -1,0 +1,172 @@
+"""A loopback server that follows OpenAI's documented Batch API, for the provider-batch tests: `/v1/files`
+(multipart upload, purpose "batch"; `GET /v1/files/{id}/content`), `/v1/batches` (create, retrieve) with the
+statuses validating -> in_progress -> finalizing -> completed (one step per retrieve), output and error files,
+and request_counts. Each request line is answered as EndpointServer's "ok" behaviour answers it (the same
+replies as the synchronous path's test server).
+
+Faults a test sets: `error_first` (custom ids whose first n answers are an error line, HTTP 500),
+`always_error` (custom ids that always fail), `expire_after` (a batch ends `expired` after answering only
+this many of its lines), `create_429` (how many batch creations are refused with 429 first).
+It counts what it receives: files, batches, and every request line by custom id.
+"""
+from __future__ import annotations
+
+import email.parser
+import email.policy
+import json
+import threading
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Optional
+
+from .fakes import default_reply, schema_name_of
+
+STEPS = ("validating", "in_progress", "finalizing", "completed")
+
+
+def chat_reply(body: dict) -> dict:
+    prompt = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    prompt_chars = sum(len(m["content"]) for m in body["messages"])
+    content = default_reply(schema_name_of(body), prompt)
+    return {"id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": body["model"],
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(content) // 4,
+                      "total_tokens": (prompt_chars + len(content)) // 4}}
+
+
+class BatchServer:
+    def __init__(self, error_first: Optional[dict[str, int]] = None, always_error: frozenset = frozenset(),
+                 expire_after: Optional[int] = None, create_429: int = 0):
+        self.files: dict[str, bytes] = {}
+        self.batches: dict[str, dict] = {}
+        self.lines_received: Counter = Counter()   # custom_id -> how many times it was sent in a batch
+        self.answered: Counter = Counter()
+        self.stats: Counter = Counter()
+        self.error_first = dict(error_first or {})
+        self.always_error = always_error
+        self.expire_after = expire_after
+        self.create_429 = create_429
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):  # noqa: N802 - http.server API
+                server._post(self)
+
+            def do_GET(self):  # noqa: N802 - http.server API
+                server._get(self)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def __enter__(self) -> "BatchServer":
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    # -- HTTP ---------------------------------------------------------------------------------------
+
+    def _send(self, handler, status: int, payload, raw: Optional[bytes] = None) -> None:
+        data = raw if raw is not None else json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/octet-stream" if raw is not None else "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _post(self, handler) -> None:
+        data = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
+        path = handler.path
+        with self.lock:
+            if path == "/v1/files":
+                return self._upload(handler, data)
+            if path == "/v1/batches":
+                return self._create(handler, json.loads(data))
+        self._send(handler, 404, {"error": {"message": f"no route {path}"}})
+
+    def _get(self, handler) -> None:
+        path = handler.path
+        with self.lock:
+            if path.startswith("/v1/files/") and path.endswith("/content"):
+                file_id = path.split("/")[3]
+                return self._send(handler, 200, None, raw=self.files[file_id])
+            if path.startswith("/v1/batches/"):
+                return self._send(handler, 200, self._advance(path.split("/")[3]))
+        self._send(handler, 404, {"error": {"message": f"no route {path}"}})
+
+    def _upload(self, handler, data: bytes) -> None:
+        head = f"Content-Type: {handler.headers['Content-Type']}\r\n\r\n".encode()
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + data)
+        parts = {p.get_param("name", header="content-disposition"): p for p in message.iter_parts()}
+        purpose = parts["purpose"].get_content().strip()
+        content = parts["file"].get_payload(decode=True)
+        file_id = f"file-{len(self.files) + 1}"
+        self.files[file_id] = content
+        self.stats["files"] += 1
+        self._send(handler, 200, {"id": file_id, "object": "file", "bytes": len(content), "created_at": 0,
+                                  "filename": parts["file"].get_filename(), "purpose": purpose, "status": "processed"})
+
+    def _create(self, handler, body: dict) -> None:
+        if self.create_429 > 0:
+            self.create_429 -= 1
+            self.stats["429"] += 1
+            return self._send(handler, 429, {"error": {"message": "Rate limit reached for batches", "type": "requests"}})
+        lines = [json.loads(x) for x in self.files[body["input_file_id"]].decode().splitlines() if x.strip()]
+        for line in lines:
+            self.lines_received[line["custom_id"]] += 1
+        batch_id = f"batch_{len(self.batches) + 1}"
+        self.batches[batch_id] = {"id": batch_id, "object": "batch", "endpoint": body["endpoint"],
+                                  "input_file_id": body["input_file_id"], "completion_window": body["completion_window"],
+                                  "status": "validating", "output_file_id": None, "error_file_id": None,
+                                  "created_at": 0, "metadata": body.get("metadata"), "errors": None,
+                                  "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+                                  "_lines": lines}
+        self.stats["batches"] += 1
+        self._send(handler, 200, self._public(self.batches[batch_id]))
+
+    @staticmethod
+    def _public(batch: dict) -> dict:
+        return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+    def _advance(self, batch_id: str) -> dict:
+        batch = self.batches[batch_id]
+        if batch["status"] in STEPS[:-1]:
+            batch["status"] = STEPS[STEPS.index(batch["status"]) + 1]
+            if batch["status"] == "completed":
+                self._finish(batch)
+        return self._public(batch)
+
+    def _finish(self, batch: dict) -> None:
+        out, errors = [], []
+        lines = batch["_lines"]
+        if self.expire_after is not None and len(lines) > self.expire_after:
+            lines = lines[:self.expire_after]
+            batch["status"] = "expired"
+        for line in lines:
+            cid = line["custom_id"]
+            self.answered[cid] += 1
+            if cid in self.always_error or self.error_first.get(cid, 0) > 0:
+                self.error_first[cid] = self.error_first.get(cid, 0) - 1
+                errors.append({"id": f"req-{cid}", "custom_id": cid, "response": {
+                    "status_code": 500, "request_id": "r", "body": {"error": {"message": "The server had an error "
+                                                                              "processing your request"}}},
+                    "error": None})
+            else:
+                out.append({"id": f"req-{cid}", "custom_id": cid, "response": {"status_code": 200, "request_id": "r",
+                                                                                "body": chat_reply(line["body"])},
+                            "error": None})
+        for key, rows in (("output_file_id", out), ("error_file_id", errors)):
+            if rows:
+                file_id = f"file-{len(self.files) + 1}"
+                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+                batch[key] = file_id
+        batch["request_counts"] = {"total": len(batch["_lines"]), "completed": len(out), "failed": len(errors)}

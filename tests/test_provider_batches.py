@@ -1,0 +1,163 @@
+"""The openai judge through a provider's batch interface: rounds of provider batches on a loopback server that
+follows OpenAI's Batch API (tests/batch_server.py), and round files for vLLM's `run_batch`."""
+import json
+
+import pytest
+
+from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI
+from rt4chart.batch.provider.run import run_in_rounds
+from rt4chart.batch.run import run_batch
+from rt4chart.batch.spec import RunSpec
+from rt4chart.judges.factory import make_judge
+from rt4chart.store import Store
+
+from .batch_server import BatchServer, chat_reply
+from .endpoint_server import EndpointServer
+
+pytest.importorskip("openai")
+
+
+def logs(path, rows: int):
+    path.write_text("".join(json.dumps({
+        "id": f"r{i}", "question": f"How high is dam {i}?",
+        "context": f"The dam on river {i} is {40 + i} metres high. It opened in {1900 + i % 90}. "
+                   f"It holds {i % 50} million cubic metres. Its turbines make {i % 7 + 1} megawatts.",
+        "answer": f"The dam is {40 + i} metres high. It opened in {1901 + i % 90}."}) + "\n" for i in range(rows)))
+    return path
+
+
+def openai_judge(url: str, cache_dir=None):
+    return make_judge("openai", base_url=url, api_key="sk-test-key-123456", model="m", use_cache=False,
+                      context_tokens=8192, max_attempts=3)
+
+
+def no_wait(_seconds: float) -> None:
+    pass
+
+
+def rounds(source, out, url, store, **kwargs):
+    spec = RunSpec(judge=openai_judge(url), store=store, run_name="rounds")
+    return run_in_rounds(str(source), str(out), spec, "batch-api", poll_every_s=0, sleep=no_wait, **kwargs)
+
+
+def test_rounds_through_the_batch_api_give_the_synchronous_predictions_and_store_the_run(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 200)
+    with EndpointServer("ok") as sync_server:
+        run_batch(str(source), str(tmp_path / "sync.jsonl"), openai_judge(sync_server.url))
+        sync_requests = sync_server.chat_requests
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer() as server:
+        summary, report = rounds(source, tmp_path / "batch.jsonl", server.url, store)
+    assert (tmp_path / "batch.jsonl").read_bytes() == (tmp_path / "sync.jsonl").read_bytes()
+    assert report.rounds == 3 and report.per_round == [200, 200, 200]  # decompositions, window checks, global
+    assert sum(server.lines_received.values()) == sync_requests == report.requests_submitted
+    assert max(server.lines_received.values()) == 1  # no request sent twice
+    run = store.get_run(summary.run_id)
+    assert (run.status, run.rows) == ("complete", 200) and run.manifest["provider"]["rounds"] == 3
+
+
+@pytest.mark.parametrize("kill_in_round", [1, 2, 3])
+def test_a_run_killed_in_any_round_resumes_without_submitting_anything_twice(tmp_path, kill_in_round):
+    source = logs(tmp_path / "in.jsonl", 40)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+
+    class Killed(BaseException):
+        pass
+
+    def kill(round_no, progress):
+        if round_no == kill_in_round and progress.status == "in_progress":
+            raise Killed()
+
+    with BatchServer() as server:
+        with pytest.raises(Killed):
+            rounds(source, tmp_path / "out.jsonl", server.url, store, on_progress=kill)
+        assert not (tmp_path / "out.jsonl").exists()
+        batches_before = server.stats["batches"]
+        summary, report = rounds(source, tmp_path / "out.jsonl", server.url, store)
+        assert max(server.lines_received.values()) == 1  # the killed round's batch was polled, not resubmitted
+        assert server.stats["batches"] == 3 and batches_before == kill_in_round
+    with EndpointServer("ok") as sync_server:
+        run_batch(str(source), str(tmp_path / "sync.jsonl"), openai_judge(sync_server.url))
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "sync.jsonl").read_bytes()
+    assert report.rounds == 3 and store.get_run(summary.run_id).rows == 40
+
+
+def test_failed_lines_and_an_expired_batch_are_retried_in_later_rounds_then_unverified_never_a_verdict(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 20)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer() as probe:  # which custom ids the decompositions have
+        spec = RunSpec(judge=openai_judge(probe.url), store=Store(f"sqlite:///{tmp_path / 'probe.sqlite3'}"))
+        run_in_rounds(str(source), str(tmp_path / "probe.jsonl"), spec, "batch-api", poll_every_s=0, sleep=no_wait)
+        in_round = {n: sorted(x["custom_id"] for x in probe.batches[f"batch_{n}"]["_lines"]) for n in (1, 3)}
+    flaky, broken = in_round[1][0], in_round[3][0]  # a decomposition fails once; a global check always fails
+    with BatchServer(error_first={flaky: 1}, always_error=frozenset({broken}), expire_after=15) as server:
+        summary, report = rounds(source, tmp_path / "out.jsonl", server.url, store)
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(lines) == 20 and summary.rows == 20
+    assert server.lines_received[flaky] == 2  # one error line, retried once in the next round
+    assert server.lines_received[broken] == 3  # the retry budget (max_attempts 3), then given up
+    failed = [x for x in lines if x["status"] == "unverified"]
+    assert len(failed) == 1 and "server had an error" in json.dumps(failed[0])  # never a verdict; the provider's words
+    assert report.rounds > 3  # the expired batches' unanswered requests went to later rounds
+
+
+def test_batch_files_for_vllm_run_batch_round_trip_with_the_same_predictions(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 30)
+    folder = tmp_path / "rounds"
+    spec = RunSpec(judge=openai_judge("http://127.0.0.1:9/v1"), store=None)
+    from rt4chart.batch.provider.providers import WaitingForRunner
+
+    written = 0
+    for _round in range(10):
+        try:
+            run_in_rounds(str(source), str(tmp_path / "out.jsonl"), spec, "batch-file", batch_dir=str(folder))
+            break
+        except WaitingForRunner as waiting:
+            assert "vllm run_batch -i" in str(waiting)
+        for request_file in sorted(folder.glob("*.input.jsonl")):  # what `vllm run_batch` would do
+            out = request_file.with_name(request_file.name.replace(".input.", ".output."))
+            if not out.exists():
+                lines = [json.loads(x) for x in request_file.read_text().splitlines()]
+                out.write_text("".join(json.dumps({"id": "x", "custom_id": x["custom_id"], "response": {
+                    "status_code": 200, "body": chat_reply(x["body"])}, "error": None}) + "\n" for x in lines))
+                written += 1
+    with EndpointServer("ok") as sync_server:
+        run_batch(str(source), str(tmp_path / "sync.jsonl"), openai_judge(sync_server.url))
+    assert written == 3 and (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "sync.jsonl").read_bytes()
+
+
+def test_a_429_on_create_is_waited_out_and_the_official_client_does_the_http(tmp_path):
+    import openai
+
+    with BatchServer(create_429=2) as server:
+        waits: list[float] = []
+        api = OpenAIBatchAPI(openai.OpenAI(api_key="k", base_url=server.url, max_retries=0), sleep=waits.append,
+                             retry_wait_s=1.0)
+        handle = api.submit({"rt4-a": {"model": "m", "messages": [{"role": "system", "content": "s"},
+                                                                    {"role": "user", "content": "<answer>\nA.\n</answer>"
+                                                                     }], "response_format": {"type": "json_schema",
+                                                                     "json_schema": {"name": "decomposition",
+                                                                                     "schema": {}}}}}, "t")
+        assert waits == [1.0, 2.0] and server.stats["429"] == 2 and server.stats["batches"] == 1
+        while not api.progress(handle).terminal:
+            pass
+        [(custom_id, outcome)] = api.results(handle, ["rt4-a"])
+        assert custom_id == "rt4-a" and outcome.status_code == 200
+
+
+def test_the_cli_runs_in_rounds_and_says_so(tmp_path, capsys):
+    from rt4chart.cli.main import main
+
+    source = logs(tmp_path / "in.jsonl", 10)
+    with BatchServer() as server:
+        code = main(["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--judge", "openai", "--base-url",
+                     server.url, "--api-key", "sk-test-key-123456", "--model", "m", "--via", "batch-api",
+                     "--poll-every", "0", "--context-tokens", "8192", "--no-cache", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert "3 rounds; this process submitted 30 requests in 3 provider batches" in err
+    assert "sk-test-key-123456" not in err
+    assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 10
+    assert main(["batch", str(source), "-o", str(tmp_path / "o2.jsonl"), "--via", "batch-api"]) == 2
+    assert "add --judge openai" in capsys.readouterr().err
+    assert BatchFiles(tmp_path).name == "batch-file"
