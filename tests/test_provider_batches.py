@@ -161,3 +161,17 @@ def test_the_cli_runs_in_rounds_and_says_so(tmp_path, capsys):
     assert main(["batch", str(source), "-o", str(tmp_path / "o2.jsonl"), "--via", "batch-api"]) == 2
     assert "add --judge openai" in capsys.readouterr().err
     assert BatchFiles(tmp_path).name == "batch-file"
+
+
+def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path, capsys):
+    from rt4chart.cli.main import main
+
+    source = logs(tmp_path / "in.jsonl", 25)
+    assert main(["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--judge", "openai", "--via", "batch-api",
+                 "--dry-run", "--context-tokens", "8192", "--quiet", "--no-store"]) == 0
+    said = capsys.readouterr().err
+    planned = int(said.split("would submit ")[1].split(" requests")[0])
+    assert not (tmp_path / "out.jsonl").exists() and "nothing was submitted" in said
+    with BatchServer() as server:
+        rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}"))
+    assert planned == sum(server.lines_received.values()) == 75

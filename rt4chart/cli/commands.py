@@ -112,8 +112,17 @@ def _batch_in_rounds(args, spec, via: str):
 
     if args.judge != "openai":
         raise _InputError(f"--via {via} sends the openai judge's requests; add --judge openai")
-    if is_stream(args.output):
+    if is_stream(args.output) and not getattr(args, "dry_run", False):
         raise _InputError(f"--via {via} writes its output when the last round is in: give -o a file")
+
+    if getattr(args, "dry_run", False):  # the plan's requests and tokens, and nothing submitted
+        from rt4chart.batch.provider.run import estimate
+
+        summary, planned = estimate(args.input, spec)
+        print(f"rt4chart: dry run: {summary.rows} rows would submit {planned.requests} requests in at least "
+              f"{planned.rounds} rounds (about {planned.prompt_tokens:,} prompt and {planned.completion_tokens:,} "
+              "completion tokens; the replies decide the repairs); nothing was submitted or written", file=sys.stderr)
+        return summary
 
     def told(round_no: int, progress) -> None:
         if not args.quiet:
@@ -136,6 +145,10 @@ def cmd_predict(args) -> int:
     from rt4chart.batch.run import is_stream, run_spec
     from rt4chart.batch.spec import RunSpec
     from rt4chart.judges.cache import MemoCache
+
+    if getattr(args, "dry_run", False) and getattr(args, "via", "sync") == "sync":
+        raise InputError("--dry-run plans the rounds of --via batch-api or --via batch-file; it never writes "
+                         "predictions (for the synchronous plan: rt4chart bench --dry-run)")
 
     judge, config = _build(args)
     bar = _Progress(None, args.quiet)

@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
                         "your own). Run the same command again to resume: nothing is submitted twice")
     p.add_argument("--poll-every", type=float, default=60.0, help="--via batch-api: seconds between status checks")
     p.add_argument("--batch-dir", help="--via batch-file: the folder of round files (default: OUTPUT.batch-files)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="with --via: submit nothing, say how many requests, rounds and tokens the run would take")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -23,6 +24,30 @@ from rt4chart.judges.llm.openai_client import OpenAIChatClient
 from rt4chart.store.rows import pack
 
 VIA = ("batch-api", "batch-file")
+
+
+@dataclass
+class Estimate:
+    requests: int = 0
+    rounds: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def estimate(input_path: str, spec: RunSpec) -> tuple[BatchSummary, Estimate]:
+    """What the rounds would submit, planned with neutral replies (a sentence per claim, each claim entailed):
+    requests, rounds (decomposition, windows, global, and each reflection round) and tokens (characters / 4)."""
+    from rt4chart.batch.rows import run_records
+
+    records = list(table_records(open_table(input_path, spec.delimiter), spec.mapping))
+    planned = Estimate(rounds=3 + (spec.config.max_rounds if spec.config.reflect else 0))
+    for row in run_records(records, spec.judge, spec.config):
+        if row.report is not None:
+            c = row.report.coverage
+            planned.requests += c.judge_calls
+            planned.prompt_tokens += c.prompt_tokens
+            planned.completion_tokens += c.completion_tokens
+    return BatchSummary(rows=len(records)), planned
 
 
 def _judge_maker(judge) -> Callable[[DeferredSDK], OpenAIJudge]:
