@@ -156,6 +156,7 @@ def test_the_cli_runs_in_rounds_and_says_so(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 0, err
     assert "3 rounds; this process submitted 30 requests in 3 provider batches" in err
+    assert "completion tokens" in err
     assert "sk-test-key-123456" not in err
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 10
     assert main(["batch", str(source), "-o", str(tmp_path / "o2.jsonl"), "--via", "batch-api"]) == 2
@@ -168,8 +169,10 @@ def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path
 
     source = logs(tmp_path / "in.jsonl", 25)
     assert main(["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--judge", "openai", "--via", "batch-api",
-                 "--dry-run", "--context-tokens", "8192", "--quiet", "--no-store"]) == 0
+                 "--dry-run", "--context-tokens", "8192", "--quiet", "--no-store", "--price-in", "1000000"]) == 0
     said = capsys.readouterr().err
+    tokens = int(said.split("about ")[1].split(" prompt")[0].replace(",", ""))
+    assert f"about {tokens:,}.00 at the batch rate given" in said  # a million per million tokens: the count
     planned = int(said.split("would submit ")[1].split(" requests")[0])
     assert not (tmp_path / "out.jsonl").exists() and "nothing was submitted" in said
     with BatchServer() as server:

@@ -121,7 +121,8 @@ def _batch_in_rounds(args, spec, via: str):
         summary, planned = estimate(args.input, spec)
         print(f"rt4chart: dry run: {summary.rows} rows would submit {planned.requests} requests in at least "
               f"{planned.rounds} rounds (about {planned.prompt_tokens:,} prompt and {planned.completion_tokens:,} "
-              "completion tokens; the replies decide the repairs); nothing was submitted or written", file=sys.stderr)
+              f"completion tokens{_priced(args, planned.prompt_tokens, planned.completion_tokens)}; the replies "
+              "decide the repairs); nothing was submitted or written", file=sys.stderr)
         return summary
 
     def told(round_no: int, progress) -> None:
@@ -136,8 +137,18 @@ def _batch_in_rounds(args, spec, via: str):
         print(f"rt4chart: waiting for the batch runner: {waiting}", file=sys.stderr)
         raise SystemExit(75) from None  # EX_TEMPFAIL: nothing wrong, try again later
     print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
-          f"{report.submissions} provider batches", file=sys.stderr)
+          f"{report.submissions} provider batches; the reports rest on {report.prompt_tokens:,} prompt and "
+          f"{report.completion_tokens:,} completion tokens"
+          f"{_priced(args, report.prompt_tokens, report.completion_tokens)}", file=sys.stderr)
     return summary
+
+
+def _priced(args, prompt_tokens: int, completion_tokens: int) -> str:
+    """", about 1.23 at the batch rate" when --price-in/--price-out are given (per million tokens)."""
+    if args.price_in is None and args.price_out is None:
+        return ""
+    cost = (prompt_tokens * (args.price_in or 0.0) + completion_tokens * (args.price_out or 0.0)) / 1e6
+    return f", about {cost:,.2f} at the batch rate given"
 
 
 def cmd_predict(args) -> int:

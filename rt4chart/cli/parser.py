@@ -116,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--batch-dir", help="--via batch-file: the folder of round files (default: OUTPUT.batch-files)")
     p.add_argument("--dry-run", action="store_true",
                    help="with --via: submit nothing, say how many requests, rounds and tokens the run would take")
+    p.add_argument("--price-in", type=float, help="with --via: price per million prompt tokens at the provider's "
+                                                  "batch rate, to price the run (and the dry run)")
+    p.add_argument("--price-out", type=float, help="with --via: price per million completion tokens (batch rate)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)

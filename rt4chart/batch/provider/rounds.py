@@ -84,6 +84,8 @@ class RoundsReport:
     submissions: int = 0             # provider batches submitted by this process
     requests_submitted: int = 0
     per_round: list[int] = field(default_factory=list)   # requests per round submitted now
+    prompt_tokens: int = 0           # the usage the provider reported for the replies the reports rest on
+    completion_tokens: int = 0
 
 
 def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge], config: Optional[AuditConfig],
@@ -119,7 +121,12 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
                 done[position] = row
         if not waiting:
             report.rounds = state.rounds_done()
-            return [done[i] for i in range(len(records))], report
+            rows = [done[i] for i in range(len(records))]
+            for row in rows:
+                if row.report is not None:
+                    report.prompt_tokens += row.report.coverage.prompt_tokens
+                    report.completion_tokens += row.report.coverage.completion_tokens
+            return rows, report
         round_no = state.rounds_done() + 1
         if round_no > MAX_ROUNDS:
             break
