@@ -6,6 +6,7 @@ import streamlit as st
 from app_pages import state
 from app_pages._shared import notice, show_table
 from app_pages._store import open_run, store
+from rt4chart.batch.provider.state import waiting_batches
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
 
@@ -13,6 +14,13 @@ st.title("Runs")
 s = store()
 st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run store {safe_url(s.url)} "
            "(set RT4CHART_DB to share one PostgreSQL store with a team).")
+waiting = waiting_batches(s)
+if waiting:  # CLI batches going through a provider's batch interface: stored as runs when their last round is in
+    st.subheader("Waiting on a provider")
+    show_table([{**w, "submitted": str(w["submitted"])[:16]} for w in waiting], hide_index=True, width="stretch")
+    st.caption("Rounds of `rt4chart batch --via batch-api|batch-file` submitted and not yet collected. The command "
+               "that submitted them collects them (or the same command again, after a kill); the run is listed "
+               "below when its last round is in.")
 runs = s.list_runs()
 if not runs:
     st.info("No runs yet: run a batch audit (Batch audit page, or `rt4chart batch FILE -o OUT`).")

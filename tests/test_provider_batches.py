@@ -178,3 +178,21 @@ def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path
     with BatchServer() as server:
         rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}"))
     assert planned == sum(server.lines_received.values()) == 75
+
+
+def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from rt4chart.batch.provider.providers import WaitingForRunner
+
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    source = logs(tmp_path / "in.jsonl", 5)
+    spec = RunSpec(judge=openai_judge("http://127.0.0.1:9/v1"), store=Store())
+    with pytest.raises(WaitingForRunner):
+        run_in_rounds(str(source), str(tmp_path / "out.jsonl"), spec, "batch-file", batch_dir=str(tmp_path / "r"))
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"),
+                           default_timeout=60).run()
+    at.switch_page("app_pages/runs.py").run()
+    assert not at.exception, at.exception
+    [waiting] = [df.value for df in at.dataframe if "round" in df.value.columns]
+    assert list(waiting["round"]) == [1] and list(waiting["requests"]) == [5] and list(waiting["provider"]) == ["batch-file"]

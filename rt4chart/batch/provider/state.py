@@ -70,3 +70,13 @@ class RoundState:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(provider_batches)
                                     .where(provider_batches.c.batch_key == self.key)).scalar() or 0)
+
+
+def waiting_batches(store) -> list[dict]:
+    """Every provider batch submitted and not yet collected, in the whole store (for the Runs page)."""
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(provider_batches).where(provider_batches.c.status == "submitted")
+                            .order_by(provider_batches.c.created)).mappings().all()
+    return [{"batch": r["batch_key"][:12], "round": r["round"], "provider": r["provider"], "handle": r["handle"],
+             "requests": len(json.loads(r["custom_ids"])), "submitted": r["created"]} for r in rows]
+
