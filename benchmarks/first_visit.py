@@ -82,6 +82,16 @@ def main() -> None:
             warm.get_by_text(re.compile(r"rows shown")).wait_for(timeout=120_000)  # the server's imports, once
             warm.close()
             print("| run | page | first visit in a session (s) | second visit (s) |\n|---|---|---:|---:|")
+            landing = []
+            for _ in range(args.repeat):  # the floor: a new session of the app's landing page, no run opened
+                context = browser.new_context(viewport={"width": 1280, "height": 900})
+                page = context.new_page()
+                started = time.perf_counter()
+                page.goto(f"{url}/")
+                page.get_by_role("button", name="Load an example").wait_for(timeout=120_000)
+                landing.append(time.perf_counter() - started)
+                context.close()
+            print(f"| none | audit (landing) | {statistics.median(landing):.2f} | |", flush=True)
             links = {"batch": "Batch audit", "metrics": "Dataset metrics"}
             for n, run in runs.items():
                 markers = {"batch": f"{n} of {n} rows shown", "metrics": "Hallucination rate"}
