@@ -5,18 +5,46 @@ from app_pages import state
 from app_pages._shared import current_judge, notice, text
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
+from rt4chart.insights.patterns import issue_patterns
 
 st.title("Insights")
 st.caption("Action items for the team that owns the RAG system, learned from the audited rows: a sequential "
            "warm-up on the rows with the most issues, then the other rows in parallel.")
 
 res = state.results()
-if state.settings()["judge"] != "openai":
-    st.info("Insights are written by an LLM: pick **openai** in the sidebar and fill in the base URL, model and "
-            "key (or set the environment variables before starting the app).")
-    st.stop()
 if res is None or not res.reports:
     st.info("Run a batch audit first (Batch audit page); insights are built from its audited rows.")
+    st.stop()
+
+
+def show_items(items, key: str) -> None:
+    for n, item in enumerate(items, 1):
+        with st.container(border=True):
+            text(f"{item.title} — {item.count} rows", f"{n}.")
+            text(item.description)
+            c_rows, c_open = st.columns([3, 1])
+            chosen = c_rows.selectbox("Example row", item.rows[:50], key=f"{key}.rows.{item.id}")
+            if c_open.button("Open in the batch drill-down", key=f"{key}.open.{item.id}"):
+                state.set_drill(chosen)
+                st.switch_page("app_pages/batch.py")
+
+
+st.subheader("Issue patterns (no LLM needed)")
+st.caption("The flagged claims grouped by the kind of reason the judge gave, the patterns in the most rows first.")
+if st.button("Find issue patterns"):
+    with st.spinner("Reading the flagged rows…"):
+        flagged = [str(r["id"]) for r in res.rows if r.get("hallucinated") and str(r["id"]) in res.reports]
+        st.session_state["insights.patterns"] = issue_patterns(res.reports, flagged)
+patterns = st.session_state.get("insights.patterns")
+if patterns is not None:
+    if not patterns:
+        st.info("No flagged claims in these results.")
+    show_items(patterns, "insights.patterns")
+
+st.subheader("Action items (LLM)")
+if state.settings()["judge"] != "openai":
+    st.info("Action items are written by an LLM: pick **openai** in the sidebar and fill in the base URL, model and "
+            "key (or set the environment variables before starting the app).")
     st.stop()
 
 c1, c2 = st.columns(2)
@@ -37,15 +65,7 @@ if report is not None:
         notice("warning", failure)
     if not report.items:
         st.info("No action items: the audited rows show no hallucinated claims, or the judge found no pattern.")
-    for n, item in enumerate(report.items, 1):
-        with st.container(border=True):
-            text(f"{item.title} — {item.count} rows", f"{n}.")
-            text(item.description)
-            c_rows, c_open = st.columns([3, 1])
-            chosen = c_rows.selectbox("Example row", item.rows[:50], key=f"insights.rows.{item.id}")
-            if c_open.button("Open in the batch drill-down", key=f"insights.open.{item.id}"):
-                state.set_drill(chosen)
-                st.switch_page("app_pages/batch.py")
+    show_items(report.items, "insights")
     text(", ".join(report.interesting_rows) or "none", "Interesting rows (added something new in the parallel phase):")
     st.caption(f"{report.warmup_steps} warm-up steps · {report.parallel_rows} rows in parallel · "
                f"{report.skipped_rows} rows without issues skipped"

@@ -221,11 +221,24 @@ def test_disagreements_with_gold_open_those_rows_in_the_batch_drill_down():
                                                          if m == kind[:-1]}
 
 
-def test_insights_say_once_what_they_need_without_an_llm_judge():
+def test_insights_without_an_llm_find_issue_patterns_and_say_once_what_action_items_need():
     at = app()
     at.switch_page("app_pages/insights.py").run()
-    message = at.info[0].value
-    assert "written by an LLM" in message and message.count("LLM") == 1
+    assert "Run a batch audit first" in at.info[0].value
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at.switch_page("app_pages/insights.py").run()
+    [llm] = [i.value for i in at.info if "LLM" in i.value]
+    assert "written by an LLM" in llm and llm.count("LLM") == 1
+    at = click(at, "Find issue patterns")  # was: nothing at all without an LLM
+    patterns = at.session_state["insights.patterns"]
+    flagged = sum(1 for r in at.session_state["rt4.results"].rows if r["hallucinated"])
+    assert patterns and len({r for item in patterns for r in item.rows}) <= flagged
+    assert patterns[0].count >= patterns[-1].count and "flagged claims in" in patterns[0].description
+    shown = visible_text(at)
+    assert patterns[0].title in shown
+    next(b for b in at.button if b.label == "Open in the batch drill-down").click().run()
+    assert at.session_state["rt4.drill"] == patterns[0].rows[0]
 
 
 def test_the_missing_key_error_points_to_the_sidebar_field():

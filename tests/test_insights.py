@@ -123,3 +123,11 @@ def test_rows_come_from_predict_output_lines():
              {"id": "b", "error": "boom"}]
     rows = rows_from_predictions(lines)
     assert [r.id for r in rows] == ["a"] and rows[0].issues == 1 and rows[0].claims[0]["evidence"] == ["e"]
+
+
+def test_reason_kinds_drop_the_particulars_so_the_same_kind_of_flag_groups_together():
+    from rt4chart.insights.patterns import reason_kind
+
+    assert reason_kind("the context gives a different figure than '1,240 metres' (it says '1,300')") == \
+        reason_kind("the context gives a different figure than '90 km'")
+    assert reason_kind("the context does not mention 'Zaha Hadid'; nearest: ...") == "the context does not mention '…'"
