@@ -23,7 +23,13 @@ from app_pages._shared import (
 from app_pages._store import batch_fingerprint, open_run, run_spec_of, store
 from rt4chart.batch.stored import StoredBatch, run_manifest
 from rt4chart.core.errors import JudgeConfigError
-from rt4chart.data.columns import detect_columns, detect_gold_column, detect_group_columns, detect_spans_column
+from rt4chart.data.columns import (
+    detect_columns,
+    detect_gold_column,
+    detect_group_columns,
+    detect_spans_column,
+    known_format,
+)
 from rt4chart.data.records import InputError, records_from_rows
 from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.figures import status_figure
@@ -59,6 +65,9 @@ def load(name: str, data: bytes) -> None:
         notice("error", message)
         return
     st.session_state["rt4.upload_seen"] = {"digest": digest}
+    known = known_format(table.columns)
+    if known is not None:
+        st.session_state["rt4.recognised"] = f"{name} was read as {known[0]}: its columns are mapped below."
     detected = detect_columns(table.columns, rows)
     mapping = {**detected, "gold": detect_gold_column(table.columns), "gold_spans": detect_spans_column(table.columns),
                "groups": detect_group_columns(table.columns)}
@@ -89,6 +98,8 @@ for key, kind in (("rt4.store_error", "warning"), ("rt4.reopened", "info")):
     if st.session_state.get(key):
         message = st.session_state.pop(key)
         notice(kind, message if kind == "warning" else f"Reopened the last run: {message} (Runs page for others).")
+if st.session_state.get("rt4.recognised"):
+    notice("info", st.session_state.pop("rt4.recognised"))
 ds = state.dataset()
 if ds is None:
     st.info("Upload a file, or load the demo dataset (20 rows with gold labels).")

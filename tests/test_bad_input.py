@@ -147,3 +147,38 @@ def test_parquet_input_is_streamed_like_jsonl(tmp_path):
     (tmp_path / "fake.parquet").write_text("not parquet")
     with pytest.raises(InputError, match="not a readable Parquet file"):
         read_records(str(tmp_path / "fake.parquet"))
+
+
+RAGAS_ROW = {"user_input": "When did the bridge open?", "retrieved_contexts": [
+    "The Lindqvist bridge opened to traffic on 14 May 1998 after four years of work.", "It is 1,240 metres long."],
+    "response": "It opened in 1998, according to passage 2.", "reference": "The bridge opened on 14 May 1998."}
+DEEPEVAL_ROW = {"input": "When did the bridge open?", "actual_output": "It opened in 1998.",
+                "expected_output": "On 14 May 1998.", "context": ["The bridge opened on 14 May 1998."],
+                "retrieval_context": [{"page_content": "The Lindqvist bridge opened in 1998.",
+                                       "metadata": {"title": "Bridge history"}}, {"text": "It is 1,240 metres long."}]}
+
+
+@pytest.mark.parametrize("row, context_column", [(RAGAS_ROW, "retrieved_contexts"), (DEEPEVAL_ROW, "retrieval_context")])
+def test_ragas_and_deepeval_records_are_audited_against_what_the_retriever_gave_as_numbered_passages(
+        tmp_path, row, context_column):
+    from rt4chart.data.columns import detect_columns
+
+    # were: RAGAS' `reference` (the reference answer) and DeepEval's `context` (the ideal context) as the context
+    assert detect_columns(list(row), [row])["context"] == context_column
+    (tmp_path / "logs.jsonl").write_text(json.dumps(row) + "\n")
+    [record] = read_records(str(tmp_path / "logs.jsonl"))
+    assert record.context.startswith("Passage 1: ") and "\n\nPassage 2: It is 1,240 metres long." in record.context
+    assert "[" not in record.context  # the list was one JSON blob
+    if context_column == "retrieval_context":
+        assert record.context.startswith("Passage 1: Bridge history. The Lindqvist bridge")
+    else:  # the answer cites passage 2, which does not say it: the citation check sees the passages
+        assert audit(record.context, record.answer, record.question).claims[0].verdict.value == "contradicted"
+
+
+def test_the_cli_says_which_evaluation_format_it_recognised(tmp_path, capsys):
+    from rt4chart.cli.main import main
+
+    (tmp_path / "ragas.jsonl").write_text(json.dumps(RAGAS_ROW) + "\n")
+    assert main(["predict", str(tmp_path / "ragas.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
+    assert ("read as RAGAS EvaluationDataset (context: retrieved_contexts, answer: response, question: user_input)"
+            in capsys.readouterr().err)

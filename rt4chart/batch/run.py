@@ -20,6 +20,7 @@ from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.rows import Record
+from rt4chart.data.columns import known_format
 from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
 from rt4chart.judges.base import Judge
@@ -44,6 +45,7 @@ class BatchSummary:
     elapsed_s: float = 0.0
     run_id: Optional[str] = None      # the run in the store, when stored
     run_name: Optional[str] = None
+    recognised: Optional[str] = None  # the evaluation format the columns were recognised as (RAGAS, DeepEval)
 
 
 def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
@@ -147,6 +149,9 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     table = open_table(input_path, spec.delimiter) if plan is None else None
     count = plan.count if plan is not None else table.count if table is not None else 0
     summary = BatchSummary()
+    known = known_format(plan.columns if plan is not None else table.columns if table is not None else [])
+    if known is not None and not mapping:
+        summary.recognised = f"{known[0]} (" + ", ".join(f"{role}: {col}" for role, col in known[1].items() if col) + ")"
     stream = is_stream(output_path)
     with ExitStack() as stack:
         if not stream:

@@ -195,6 +195,8 @@ def cmd_predict(args) -> int:
     finally:
         bar.close()
     where = "standard output" if is_stream(args.output) else args.output
+    if summary.recognised:
+        print(f"rt4chart: read as {summary.recognised}", file=sys.stderr)
     if summary.renamed_ids:
         print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
               f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)

@@ -70,8 +70,35 @@ def _name_score(role: str, column: str) -> int:
     return 2 if any(w in WORDS[role] for w in words) else 0
 
 
+# Evaluation tools' own record shapes, recognised by their column names before any guess: in each, a
+# column that a guess would take for the context holds something else (RAGAS' `reference` is the reference
+# answer, DeepEval's `context` the ideal context, not what the retriever gave the model).
+KNOWN_FORMATS = (
+    ("RAGAS EvaluationDataset", {"user_input", "retrieved_contexts", "response"},
+     {"context": "retrieved_contexts", "answer": "response", "question": "user_input"}),
+    ("RAGAS (before 0.2)", {"question", "contexts", "answer"},
+     {"context": "contexts", "answer": "answer", "question": "question"}),
+    ("DeepEval test cases", {"input", "actual_output", "retrieval_context"},
+     {"context": "retrieval_context", "answer": "actual_output", "question": "input"}),
+)
+
+
+def known_format(columns: Iterable[str]) -> Optional[tuple[str, dict[str, Optional[str]]]]:
+    """(the format's name, role -> column) when the columns are those of a known evaluation format."""
+    names = set(columns)
+    for name, needed, roles in KNOWN_FORMATS:
+        if needed <= names:
+            ids = next((c for c in EXACT["id"] if c in names), None)
+            return name, {**roles, "id": ids}
+    return None
+
+
 def detect_columns(columns: Sequence[str], rows: Sequence[dict] = ()) -> dict[str, Optional[str]]:
-    """Role -> column (or None): names first (exact, then their words), then content for what is left."""
+    """Role -> column (or None): a known evaluation format's columns, else names first (exact, then their
+    words), then content for what is left."""
+    known = known_format(columns)
+    if known is not None:
+        return dict(known[1])
     sample = list(rows)[:200]
     profiles = {c: _profile(sample, c) for c in columns} if sample else {}
     chosen: dict[str, Optional[str]] = {r: None for r in ROLES}

@@ -119,12 +119,39 @@ def raw_id(row: dict, roles: dict) -> Optional[str]:
     return _cell(row.get(roles["id"])) if roles.get("id") else None
 
 
+_PASSAGE_TEXT = ("page_content", "text", "content", "document", "passage", "chunk")
+_PASSAGE_TITLE = ("title", "name", "source", "url", "id")
+
+
+def passages_text(value: list) -> str:
+    """A list of retrieved documents as numbered passages ("Passage 1: …"), each with its title where it has one,
+    so the citation checks know the passages (the list was one JSON blob before)."""
+    blocks = []
+    for k, item in enumerate(value, 1):
+        if isinstance(item, dict):
+            body = next((item[key] for key in _PASSAGE_TEXT if isinstance(item.get(key), str)), None)
+            meta: dict = item["metadata"] if isinstance(item.get("metadata"), dict) else {}
+            title = next((str(source[key]) for source in (item, meta) for key in _PASSAGE_TITLE
+                          if source.get(key) not in (None, "")), None)
+            text = body if body is not None else json.dumps(item, ensure_ascii=False)
+            blocks.append(f"Passage {k}: " + (f"{title}. " if title and body is not None else "") + text)
+        else:
+            blocks.append(f"Passage {k}: {'' if item is None else item}")
+    return "\n\n".join(blocks)
+
+
+def _context_of(value) -> str:
+    if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, dict)) for v in value):
+        return passages_text(list(value))
+    return _cell(value) or ""
+
+
 def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str] = None) -> Record:
     """The record of row number `n` (1-based); invalid Unicode or an unreadable row makes it a record with an
     `error`."""
     if isinstance(row, UnreadableRow):
         return Record(id=rid, renamed_from=original, context="", answer="", row=n, error=f"InputError: {row.problem}")
-    record = Record(id=rid, renamed_from=original, context=_cell(row.get(roles["context"])) or "",
+    record = Record(id=rid, renamed_from=original, context=_context_of(row.get(roles["context"])),
                     answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
                     extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
     for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),
