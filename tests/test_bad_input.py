@@ -182,3 +182,53 @@ def test_the_cli_says_which_evaluation_format_it_recognised(tmp_path, capsys):
     assert main(["predict", str(tmp_path / "ragas.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
     assert ("read as RAGAS EvaluationDataset (context: retrieved_contexts, answer: response, question: user_input)"
             in capsys.readouterr().err)
+
+
+def ragtruth_folder(folder: Path) -> Path:
+    """RAGTruth's two files as its README documents them (a QA, a summary and a data-to-text source)."""
+    folder.mkdir()
+    sources = [
+        {"source_id": "14312", "task_type": "QA", "source": "MARCO", "prompt": "…", "source_info": {
+            "question": "how long is the bridge", "passages": "passage 1:The Lindqvist bridge opened in 1998.\n\n"
+                                                              "passage 2:It is 1,240 metres long.\n\n"}},
+        {"source_id": "11316", "task_type": "Summary", "source": "CNN/DM", "prompt": "…",
+         "source_info": "The museum reopened on Monday after a two-year renovation. It cost 40 million euros.\n"},
+        {"source_id": "13661", "task_type": "Data2txt", "source": "Yelp", "prompt": "…",
+         "source_info": {"name": "Subway", "city": "Santa Barbara", "business_stars": 3.0}}]
+    responses = [
+        {"id": "1", "source_id": "14312", "model": "gpt-4-0613", "temperature": 0.7, "labels": [], "split": "test",
+         "quality": "good", "response": "The bridge is 1,240 metres long, according to passage 2."},
+        {"id": "2", "source_id": "11316", "model": "llama-2-7b-chat", "temperature": 0.9, "split": "test",
+         "quality": "good", "response": "The museum reopened after a renovation that cost 60 million euros.",
+         "labels": [{"start": 50, "end": 67, "text": "60 million euros", "meta": "", "label_type": "Evident Conflict"}]},
+        {"id": "3", "source_id": "13661", "model": "mistral-7B-instruct", "temperature": 0.9, "labels": [],
+         "split": "test", "quality": "good", "response": "Subway is a sandwich shop in Santa Barbara."}]
+    (folder / "source_info.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sources))
+    (folder / "response.jsonl").write_text("".join(json.dumps(r) + "\n" for r in responses))
+    return folder
+
+
+def test_ragtruth_as_downloaded_is_read_from_its_folder_or_its_response_file(tmp_path, capsys):
+    from rt4chart.cli.main import main
+
+    folder = ragtruth_folder(tmp_path / "RAGTruth")
+    for path in (folder, folder / "response.jsonl"):
+        records = read_records(str(path))
+        assert [r.id for r in records] == ["1", "2", "3"]
+        assert records[0].question == "how long is the bridge" and records[0].context.startswith("passage 1:")
+        assert records[1].context.startswith("The museum reopened") and '"city": "Santa Barbara"' in records[2].context
+        assert records[1].extra["hallucinated"] is True and records[1].extra["spans"][0]["label"] == "Evident Conflict"
+    assert main(["predict", str(folder), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
+    assert "read as RAGTruth (response.jsonl + source_info.jsonl)" in capsys.readouterr().err
+    lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in lines] == ["1", "2", "3"] and lines[1]["status"] == "hallucinated"
+    assert main(["bench", str(folder), "--quiet"]) == 0  # scored against the labels in response.jsonl
+    assert "n=3 (gold positives=1, negatives=2)" in capsys.readouterr().out
+
+
+def test_a_ragtruth_response_without_its_source_is_refused_with_its_line(tmp_path):
+    folder = ragtruth_folder(tmp_path / "RAGTruth")
+    with (folder / "response.jsonl").open("a") as handle:
+        handle.write(json.dumps({"id": "4", "source_id": "999", "response": "x", "labels": []}) + "\n")
+    with pytest.raises(InputError, match=r"response.jsonl: line 4: source_id '999' is not in"):
+        read_records(str(folder))

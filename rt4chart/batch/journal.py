@@ -18,10 +18,14 @@ from rt4chart.core.errors import StoreError
 
 
 def file_digest(path: str, chunk: int = 1 << 20) -> str:
+    """SHA-256 of the bytes the input is read from (both files of a RAGTruth folder)."""
+    from rt4chart.data.ragtruth import input_files
+
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(chunk):
-            digest.update(block)
+    for file in input_files(path):
+        with open(file, "rb") as handle:
+            while block := handle.read(chunk):
+                digest.update(block)
     return digest.hexdigest()
 
 

@@ -45,7 +45,11 @@ class Plan:
 
 
 def plannable(path: str) -> bool:
-    return Path(path).suffix.lower() in JSONL_SUFFIXES + PARQUET_SUFFIXES
+    """Whether workers can read their partitions of `path` themselves (one JSONL or Parquet file; RAGTruth's
+    response.jsonl needs its source_info.jsonl joined, so the driver reads it)."""
+    from rt4chart.data.ragtruth import ragtruth_files
+
+    return Path(path).suffix.lower() in JSONL_SUFFIXES + PARQUET_SUFFIXES and ragtruth_files(path) is None
 
 
 def partition_size(count: int, workers: int) -> int:

@@ -315,8 +315,16 @@ def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]
 
 
 def open_table(path: str, delimiter: Optional[str] = None) -> Table:
-    """A validated table from a file (streamed: memory stays bounded whatever the file's size)."""
+    """A validated table from a file (streamed: memory stays bounded whatever the file's size), or from
+    RAGTruth's folder (response.jsonl + source_info.jsonl) as downloaded."""
+    from rt4chart.data import ragtruth
+
+    if ragtruth.ragtruth_files(path):
+        return Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path), lambda: ragtruth.rows(path))
     p = Path(path)
+    if p.is_dir():
+        raise InputError(f"{path} is a folder; give a .jsonl, .csv/.tsv or .parquet file, or RAGTruth's folder "
+                         f"(with {ragtruth.RESPONSES} and {ragtruth.SOURCES})")
     if not p.is_file():
         raise InputError(f"{path}: no such file")
     if p.suffix.lower() in PARQUET_SUFFIXES:
