@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator, Optional
 
-from rt4chart.core.errors import StoreError
+from rt4chart.core.errors import database_fault
 
 
 def file_digest(path: str, chunk: int = 1 << 20) -> str:
@@ -34,20 +34,19 @@ def run_fingerprint(input_digest: str, settings: dict) -> str:
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:32]
 
 
+_JOURNAL_ADVICE = {
+    "full": "free space on its disk and run the same command again (it resumes)",
+    "foreign": "it is no rt4chart journal: pass another --journal path, or delete the file to start afresh",
+    "other": "check that it is writable and its disk has room, or pass another --journal path"}
+
+
 @contextmanager
 def _faults(path: Path) -> Iterator[None]:
     """A SQLite fault of the journal (not a database, disk full, read-only) as one StoreError naming it."""
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        cause = str(exc).strip().splitlines()[0][:200] if str(exc).strip() else type(exc).__name__
-        if "full" in cause.lower():
-            advice = "free space on its disk and run the same command again (it resumes)"
-        elif "not a database" in cause or "malformed" in cause:
-            advice = "it is no rt4chart journal: pass another --journal path, or delete the file to start afresh"
-        else:
-            advice = "check that it is writable and its disk has room, or pass another --journal path"
-        raise StoreError(f"the journal {path} cannot be used ({cause}): {advice}") from None
+        raise database_fault("journal", str(path), exc, _JOURNAL_ADVICE) from None
 
 
 class Journal:

@@ -39,3 +39,19 @@ class MissingDependencyError(Rt4chartError, ImportError):
 
 class StoreError(Rt4chartError, RuntimeError):
     """The run store cannot be used as it is (e.g. a newer schema than this rt4chart knows)."""
+
+
+def database_fault(kind: str, where: str, cause: BaseException, advice: dict[str, str]) -> StoreError:
+    """A SQLite/database driver fault as one StoreError line: the `kind` of file and `where` it is, the driver's
+    first line, and the advice for what went wrong: `advice["full"]` (a full disk), `advice["foreign"]` (not a
+    database, or a damaged one), else `advice["other"]`."""
+    text = str(cause).strip()
+    first = text.splitlines()[0][:200] if text else type(cause).__name__
+    if "full" in first.lower():
+        what = "full"
+    elif "not a database" in first or "malformed" in first:
+        what = "foreign"
+    else:
+        what = "other"
+    return StoreError(f"the {kind} {where} cannot be used ({first}): {advice[what]}")
+

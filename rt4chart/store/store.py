@@ -17,12 +17,16 @@ from typing import Iterable, Iterator, Optional
 from sqlalchemy import create_engine, delete, event, func, select, update
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
-from rt4chart.core.errors import InputError, StoreError
+from rt4chart.core.errors import InputError, StoreError, database_fault
 from rt4chart.core.types import AuditReport
 from rt4chart.evaluation.metrics import Rate
 from rt4chart.store.rows import StoredRow, unpack_report
 from rt4chart.store.schema import migrate, reviews, run_rows, runs
 
+_STORE_ADVICE = {
+    "full": "free space on its disk and run again",
+    "foreign": "it is not a readable run store: move the file aside (a new store is made) or set RT4CHART_DB",
+    "other": "check that the store is reachable and writable, or set RT4CHART_DB to another store"}
 MAX_NAME = 240  # the name column holds 255 characters; room is left for " (n)"
 
 
@@ -141,15 +145,7 @@ class Store:
         error = context.sqlalchemy_exception
         if isinstance(error, IntegrityError) or not isinstance(error, DBAPIError):
             return
-        cause = str(context.original_exception).strip().splitlines()[0][:200]
-        where = self._where()
-        if "full" in cause.lower():
-            advice = "free space on its disk and run again"
-        elif "not a database" in cause or "malformed" in cause:
-            advice = "it is not a readable run store: move the file aside (a new store is made) or set RT4CHART_DB"
-        else:
-            advice = "check that the store is reachable and writable, or set RT4CHART_DB to another store"
-        raise StoreError(f"the run store {where} cannot be used ({cause}): {advice}") from None
+        raise database_fault("run store", self._where(), context.original_exception, _STORE_ADVICE) from None
 
     def _identity(self) -> Optional[tuple[int, int]]:
         """(device, inode) of a SQLite store's file: a file deleted or replaced while open is noticed."""
