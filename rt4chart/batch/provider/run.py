@@ -58,11 +58,7 @@ def _judge_maker(judge) -> Callable[[DeferredSDK], OpenAIJudge]:
         raise InputError("--via batch-api and --via batch-file send the openai judge's requests; use --judge openai")
 
     def make(sdk: DeferredSDK) -> OpenAIJudge:
-        return OpenAIJudge(OpenAIChatClient(
-            client.model, base_url=client.base_url, api_key=client._api_key, timeout_s=client.timeout_s,
-            max_attempts=client.max_attempts, temperature=client.temperature, cache=client.cache, client=sdk,
-            sleep=lambda _s: None, response_mode=client.mode if client._mode_fixed else None,
-            context_tokens=judge.context_tokens), judge.context_tokens)
+        return OpenAIJudge(client.answered_by(sdk), judge.context_tokens)
 
     return make
 
@@ -70,11 +66,7 @@ def _judge_maker(judge) -> Callable[[DeferredSDK], OpenAIJudge]:
 def provider_for(via: str, judge, output_path: str, batch_dir: Optional[str], sleep: Callable[[float], None]):
     if via == "batch-file":
         return BatchFiles(batch_dir or f"{output_path}.batch-files")
-    import openai
-
-    client = judge.client
-    return OpenAIBatchAPI(openai.OpenAI(api_key=client._api_key, base_url=client.base_url, max_retries=2,
-                                        timeout=max(60.0, client.timeout_s)), sleep=sleep)
+    return OpenAIBatchAPI(judge.client.sdk(), sleep=sleep)
 
 
 def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, poll_every_s: float = 60.0,

@@ -79,6 +79,21 @@ class OpenAIChatClient(ChatClient):
             client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
         self._client = client
 
+    def answered_by(self, sdk: Any) -> "OpenAIChatClient":
+        """This client (model, endpoint, key, attempts, temperature, cache, response format) with its requests
+        answered by `sdk` instead of sent, and no waits between retries (provider rounds replay replies)."""
+        return OpenAIChatClient(self.model, base_url=self.base_url, api_key=self._api_key, timeout_s=self.timeout_s,
+                                max_attempts=self.max_attempts, temperature=self.temperature, cache=self.cache,
+                                client=sdk, sleep=lambda _s: None, response_mode=self.mode if self._mode_fixed else None,
+                                context_tokens=self._context_tokens if not self._discover else None)
+
+    def sdk(self, max_retries: int = 2, min_timeout_s: float = 60.0) -> Any:
+        """A fresh official client for this endpoint and key (the provider batch calls: files, batches)."""
+        import openai
+
+        return openai.OpenAI(api_key=self._api_key, base_url=self.base_url, max_retries=max_retries,
+                             timeout=max(min_timeout_s, self.timeout_s))
+
     # -- the memo cache: read here, written only by `remember` after validation ------------------
 
     def _key(self, messages: list[dict], schema: dict, schema_name: str) -> str:
