@@ -16,9 +16,9 @@ import email.policy
 import json
 import threading
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Optional
 
+from .endpoint_server import LoopbackServer
 from .fakes import default_reply, schema_name_of
 
 STEPS = ("validating", "in_progress", "finalizing", "completed")
@@ -34,7 +34,7 @@ def chat_reply(body: dict) -> dict:
                       "total_tokens": (prompt_chars + len(content)) // 4}}
 
 
-class BatchServer:
+class BatchServer(LoopbackServer):
     def __init__(self, error_first: Optional[dict[str, int]] = None, always_error: frozenset = frozenset(),
                  expire_after: Optional[int] = None, create_429: int = 0):
         self.files: dict[str, bytes] = {}
@@ -47,31 +47,7 @@ class BatchServer:
         self.expire_after = expire_after
         self.create_429 = create_429
         self.lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def do_POST(self):  # noqa: N802 - http.server API
-                server._post(self)
-
-            def do_GET(self):  # noqa: N802 - http.server API
-                server._get(self)
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-    def __enter__(self) -> "BatchServer":
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self._serve()
 
     # -- HTTP ---------------------------------------------------------------------------------------
 

@@ -34,13 +34,11 @@ LLAMA_CPP_PYTHON_500 = ("[{'type': 'literal_error', 'loc': ('body', 'response_fo
                         "'json_object'\"}}]")
 
 
-class EndpointServer:
-    def __init__(self, behaviour: str = "ok", n_ctx: Optional[int] = None, slow_s: float = 5.0, drip_s: float = 0.2):
-        self.drip_s = drip_s
-        self.behaviour, self.n_ctx, self.slow_s = behaviour, n_ctx, slow_s
-        self.requests: list[dict] = []
-        self.stats: Counter = Counter()
-        self.lock = threading.Lock()
+class LoopbackServer:
+    """An HTTP server on 127.0.0.1 (a free port) whose POSTs and GETs go to `_post` and `_get`; a context manager
+    that serves in a daemon thread and stops on exit. `url` ends in /v1."""
+
+    def _serve(self) -> None:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -59,13 +57,29 @@ class EndpointServer:
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def __enter__(self) -> "EndpointServer":
+    def _post(self, handler) -> None:
+        raise NotImplementedError
+
+    def _get(self, handler) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+class EndpointServer(LoopbackServer):
+    def __init__(self, behaviour: str = "ok", n_ctx: Optional[int] = None, slow_s: float = 5.0, drip_s: float = 0.2):
+        self.drip_s = drip_s
+        self.behaviour, self.n_ctx, self.slow_s = behaviour, n_ctx, slow_s
+        self.requests: list[dict] = []
+        self.stats: Counter = Counter()
+        self.lock = threading.Lock()
+        self._serve()
 
     @property
     def chat_requests(self) -> int:

@@ -337,17 +337,23 @@ def test_every_page_at_1280_by_720_has_a_screenshot_and_makes_no_off_machine_req
         assert dialogs == [] and page.seen.off_machine() == []
 
 
+def stored_demo_run(page, stored="Stored as run") -> str:
+    """Load the demo dataset, run the batch, wait until the run is stored and the address names it; its id."""
+    page.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
+    page.get_by_text("20 rows from demo").wait_for(timeout=60_000)
+    page.wait_for_load_state("networkidle")
+    page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
+    page.get_by_text(stored).first.wait_for(timeout=60_000)
+    page.wait_for_url("**run=*", timeout=30_000)  # the address names the run it shows
+    return re.search(r"run=([0-9a-f]+)", page.url).group(1)
+
+
 def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browser(app_server):
     from rt4chart.store import Store
 
     url, data = app_server
     with opened_page(f"{url}/batch", height=1800, width=1280) as (page, dialogs):
-        page.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
-        page.get_by_text("20 rows from demo").wait_for(timeout=60_000)
-        page.wait_for_load_state("networkidle")
-        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-        page.get_by_text("Stored as run").wait_for(timeout=60_000)
-        page.wait_for_url("**run=*", timeout=30_000)  # the address names the run it shows
+        stored_demo_run(page)
         page.reload()
         page.get_by_text("Reopened the last run").wait_for(timeout=60_000)
         page.get_by_text("20 of 20 rows shown").wait_for(timeout=30_000)
@@ -414,8 +420,6 @@ def two_contexts(url_a: str, url_b: str):
 def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_flags_match_the_export(
         app_server, tmp_path):
     """Issue 22 rows 1, 3, 5 and 8 in headless Chromium, with two browser contexts on one shared run store."""
-    import re as regex
-
     from rt4chart.store import Store
 
     url, data = app_server
@@ -425,20 +429,8 @@ def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_
         stride.press("Enter")
         a.wait_for_url("**stride=2*", timeout=30_000)  # the session's setting is in its own address
         a.get_by_role("link", name="Batch audit").click()
-        a.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
-        a.get_by_text("20 rows from demo").wait_for(timeout=60_000)
-        a.wait_for_load_state("networkidle")
-        a.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-        a.get_by_text("Stored as run").wait_for(timeout=60_000)
-        a.wait_for_url("**run=*", timeout=30_000)
-        run_a = regex.search(r"run=([0-9a-f]+)", a.url).group(1)
-        b.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)  # a colleague, later
-        b.get_by_text("20 rows from demo").wait_for(timeout=60_000)
-        b.wait_for_load_state("networkidle")
-        b.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-        b.get_by_text("Stored as run").wait_for(timeout=60_000)
-        b.wait_for_url("**run=*", timeout=30_000)
-        run_b = regex.search(r"run=([0-9a-f]+)", b.url).group(1)
+        run_a = stored_demo_run(a)
+        run_b = stored_demo_run(b)  # a colleague, later
         store = Store(f"sqlite:///{data / 'runs.sqlite3'}")
         assert run_b != run_a and store.list_runs()[0].id == run_b  # the colleague's run is the newest
         a.reload()
@@ -504,13 +496,7 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
 
     url, data = app_server
     with opened_page(f"{url}/batch?per_claim=2", height=1800, width=1280) as (page, dialogs):  # a run of its own
-        page.get_by_role("button", name="Load the demo dataset").click(timeout=60_000)
-        page.get_by_text("20 rows from demo").wait_for(timeout=60_000)
-        page.wait_for_load_state("networkidle")
-        page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-        page.get_by_text(re.compile("Stored as run|is already stored as run")).first.wait_for(timeout=60_000)
-        page.wait_for_url("**run=*", timeout=30_000)
-        run_id = re.search(r"run=([0-9a-f]+)", page.url).group(1)
+        run_id = stored_demo_run(page, re.compile("Stored as run|is already stored as run"))
         row = combobox(page, "Row").input_value()
         group = page.get_by_role("radiogroup").filter(has_text="judge is right").first
         group.get_by_role("radio", name="not reviewed").focus()
