@@ -12,13 +12,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from rt4chart.auditing.pipeline import audit
 from rt4chart.batch.provider.deferred import DeferredSDK, ReplyPending
 from rt4chart.batch.provider.lines import split
 from rt4chart.batch.provider.providers import Progress, wait_for
 from rt4chart.batch.provider.state import RoundState
+from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
-from rt4chart.core.errors import JudgeFatalError
 from rt4chart.core.rows import Record, RowResult
 from rt4chart.core.types import Verdict
 from rt4chart.judges.base import Judge, Judgement
@@ -142,21 +141,16 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
 
 def _audit_row(record: Record, judge: DeferringJudge, sdk: DeferredSDK,
                config: Optional[AuditConfig]) -> RowResult | dict[str, dict]:
-    """The row's result, or the requests it waits for."""
-    if record.error:
-        return RowResult(record, error=record.error)
+    """The row's result (as the synchronous path audits it, failures kept on the row), or the requests it waits
+    for (ReplyPending and _RowWaits are BaseExceptions: audit_record lets them through)."""
     judge.begin_row()
     sdk.begin_row()
     try:
-        report = audit(record.context, record.answer, record.question, judge=judge, config=config)
+        row = audit_record(record, judge, config)
     except ReplyPending as waiting:
         return {**judge.pending, waiting.custom_id: waiting.body}
     except _RowWaits:
         return dict(judge.pending)
-    except JudgeFatalError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - per-row isolation, as on the synchronous path
-        return RowResult(record, error=f"{type(exc).__name__}: {exc}")
     if judge.pending:  # a window check waited although the row ran on (it cannot: the global check waits)
         return dict(judge.pending)
-    return RowResult(record, report=report)
+    return row
