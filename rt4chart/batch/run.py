@@ -47,6 +47,12 @@ class BatchSummary:
     run_name: Optional[str] = None
     recognised: Optional[str] = None  # the evaluation format the columns were recognised as (RAGAS, DeepEval)
 
+    def count(self, status: str) -> None:
+        """One written row of this status in the totals."""
+        self.failed += status == "error"
+        self.unverified += status == "unverified"
+        self.hallucinated += status == "hallucinated"
+
 
 def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
            writer: Optional[RunWriter]) -> Iterator[tuple[int, str, str, Optional[StoredRow]]]:
@@ -233,9 +239,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                 journal.record(position, line, status)
             else:
                 ordered.check(position)
-                summary.failed += status == "error"
-                summary.unverified += status == "unverified"
-                summary.hallucinated += status == "hallucinated"
+                summary.count(status)
                 out.write(line + "\n")
             if progress:
                 progress(finished, count)

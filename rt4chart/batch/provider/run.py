@@ -97,10 +97,7 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
     tmp = Path(f"{output_path}.partial")
     with open(tmp, "w", encoding="utf-8") as out:
         for row in rows:
-            status = row_status(row)
-            summary.failed += status == "error"
-            summary.unverified += status == "unverified"
-            summary.hallucinated += status == "hallucinated"
+            summary.count(row_status(row))
             summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
             out.write(json_line(output_line(row)) + "\n")
     os.replace(tmp, output_path)
