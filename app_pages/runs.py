@@ -6,6 +6,7 @@ import streamlit as st
 from app_pages import state
 from app_pages._shared import notice, show_table
 from app_pages._store import open_run, store
+from rt4chart.batch.provider.jobs import JobBook
 from rt4chart.batch.provider.state import waiting_batches
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
@@ -14,13 +15,27 @@ st.title("Runs")
 s = store()
 st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run store {safe_url(s.url)} "
            "(set RT4CHART_DB to share one PostgreSQL store with a team).")
-waiting = waiting_batches(s)
-if waiting:  # CLI batches going through a provider's batch interface: stored as runs when their last round is in
+jobs = [j for j in JobBook(s).all() if j.status == "waiting"]
+if jobs:  # CLI batches going through a provider's batch interface: stored as runs when their last round is in
     st.subheader("Waiting on a provider")
-    show_table([{**w, "submitted": str(w["submitted"])[:16]} for w in waiting], hide_index=True, width="stretch")
-    st.caption("Rounds of `rt4chart batch --via batch-api|batch-file` submitted and not yet collected. The command "
-               "that submitted them collects them (or the same command again, after a kill); the run is listed "
-               "below when its last round is in.")
+    requests = {}
+    for w in waiting_batches(s):
+        requests[w["batch"]] = requests.get(w["batch"], 0) + w["requests"]
+    show_table([{"batch": j.key[:12], "input": j.source, "via": j.via, "where it stands": j.line,
+                 "requests in flight": requests.get(j.key[:12], 0), "updated": str(j.updated)[:16]} for j in jobs],
+               hide_index=True, width="stretch")
+    st.caption("Batches of `rt4chart batch --via batch-api|batch-file`. The command that submitted them collects "
+               "them (after a kill: `rt4chart runs resume KEY`); the run is listed below when its last round is in.")
+    pick = st.selectbox("Batch", [j.key for j in jobs], format_func=lambda k: f"{k[:12]} · "
+                        f"{next(j.source for j in jobs if j.key == k)}", key="w.runs.batch")
+    if st.button("Cancel this batch", key="w.runs.cancel_batch"):
+        try:
+            JobBook(s).request_cancel(pick)
+            notice("info", f"Cancel requested for batch {pick[:12]}: the process waiting on the provider cancels "
+                           f"its batches at its next poll (none running? `rt4chart runs resume {pick[:12]}` does "
+                           "it). What the provider answered is kept; the rest ends unverified.")
+        except InputError as exc:
+            notice("error", exc)
 runs = s.list_runs()
 if not runs:
     st.info("No runs yet: run a batch audit (Batch audit page, or `rt4chart batch FILE -o OUT`).")

@@ -6,7 +6,9 @@ replies as the synchronous path's test server).
 
 Faults a test sets: `error_first` (custom ids whose first n answers are an error line, HTTP 500),
 `always_error` (custom ids that always fail), `expire_after` (a batch ends `expired` after answering only
-this many of its lines), `create_429` (how many batch creations are refused with 429 first).
+this many of its lines), `create_429` (how many batch creations are refused with 429 first). A batch cancelled
+(`POST /v1/batches/{id}/cancel`) before it completes goes `cancelling`, then `cancelled` with the first half
+of its lines answered.
 It counts what it receives: files, batches, and every request line by custom id.
 """
 from __future__ import annotations
@@ -67,6 +69,8 @@ class BatchServer(LoopbackServer):
                 return self._upload(handler, data)
             if path == "/v1/batches":
                 return self._create(handler, json.loads(data))
+            if path.startswith("/v1/batches/") and path.endswith("/cancel"):
+                return self._cancel(handler, path.split("/")[3])
         self._send(handler, 404, {"error": {"message": f"no route {path}"}})
 
     def _get(self, handler) -> None:
@@ -113,18 +117,30 @@ class BatchServer(LoopbackServer):
     def _public(batch: dict) -> dict:
         return {k: v for k, v in batch.items() if not k.startswith("_")}
 
+    def _cancel(self, handler, batch_id: str) -> None:
+        batch = self.batches[batch_id]
+        self.stats["cancels"] += 1
+        if batch["status"] in STEPS[:-1]:
+            batch["status"] = "cancelling"
+        self._send(handler, 200, self._public(batch))
+
     def _advance(self, batch_id: str) -> dict:
         batch = self.batches[batch_id]
-        if batch["status"] in STEPS[:-1]:
+        if batch["status"] == "cancelling":  # as OpenAI's: the requests that ran are in the output file
+            self._finish(batch, cancelled=True)
+        elif batch["status"] in STEPS[:-1]:
             batch["status"] = STEPS[STEPS.index(batch["status"]) + 1]
             if batch["status"] == "completed":
                 self._finish(batch)
         return self._public(batch)
 
-    def _finish(self, batch: dict) -> None:
+    def _finish(self, batch: dict, cancelled: bool = False) -> None:
         out, errors = [], []
         lines = batch["_lines"]
-        if self.expire_after is not None and len(lines) > self.expire_after:
+        if cancelled:
+            lines = lines[:len(lines) // 2]
+            batch["status"] = "cancelled"
+        elif self.expire_after is not None and len(lines) > self.expire_after:
             lines = lines[:self.expire_after]
             batch["status"] = "expired"
         for line in lines:

@@ -180,6 +180,86 @@ def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path
     assert planned == sum(server.lines_received.values()) == 75
 
 
+def test_a_cancel_stops_the_rounds_keeps_what_the_provider_answered_and_sends_nothing_more(tmp_path):
+    from rt4chart.batch.provider.jobs import JobBook
+
+    source = logs(tmp_path / "in.jsonl", 20)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    book = JobBook(store)
+
+    def cancel_in_round_2(round_no, progress):
+        if round_no == 2 and progress.status == "in_progress":
+            [job] = book.all()
+            assert job.line == "round 2: in_progress, 0 of 20 requests done"
+            book.request_cancel(job.key[:8])
+
+    with BatchServer() as server:
+        summary, report = rounds(source, tmp_path / "out.jsonl", server.url, store, on_progress=cancel_in_round_2)
+        assert server.stats["cancels"] == 1 and server.stats["batches"] == 2  # no round 3 was submitted
+        assert report.cancelled and server.batches["batch_2"]["status"] == "cancelled"
+        rounds(source, tmp_path / "again.jsonl", server.url, store)  # the same command again: nothing sent
+        assert server.stats["batches"] == 2 and max(server.lines_received.values()) == 1
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert len(lines) == 20 and summary.rows == 20  # every row written, none lost
+    assert all(x["status"] == "unverified" for x in lines)  # their global checks were never sent
+    assert all("cancelled before the provider answered" in json.dumps(x) for x in lines)
+    assert not any(c["verdict"] == "entailed" for x in lines for c in x["claims"] if c.get("verdict"))
+    run = store.get_run(summary.run_id)
+    assert (run.status, run.rows, run.unverified) == ("cancelled", 20, 20)
+    [job] = book.all()
+    assert (job.status, job.run_id) == ("cancelled", run.id)
+    assert (tmp_path / "again.jsonl").read_bytes() == (tmp_path / "out.jsonl").read_bytes()
+
+
+def test_runs_resume_runs_a_killed_batch_again_from_its_folder_without_its_key(tmp_path, monkeypatch, capsys):
+    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.cli.main import main
+
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    work = tmp_path / "work"
+    work.mkdir()
+    logs(work / "in.jsonl", 12)
+    monkeypatch.chdir(work)
+
+    class Killed(BaseException):
+        pass
+
+    from rt4chart.batch.provider import providers
+
+    real = providers.OpenAIBatchAPI.progress
+
+    def killed_in_round_2(self, handle):
+        if handle == "batch_2":
+            raise Killed()
+        return real(self, handle)
+
+    with BatchServer() as server:
+        argv = ["batch", "in.jsonl", "-o", "out.jsonl", "--judge", "openai", "--base-url", server.url,
+                "--api-key", "sk-secret-key-777777", "--model", "m", "--via", "batch-api", "--poll-every", "0",
+                "--context-tokens", "8192", "--no-cache", "--quiet"]
+        monkeypatch.setattr(providers.OpenAIBatchAPI, "progress", killed_in_round_2)
+        with pytest.raises(Killed):
+            main(argv)
+        monkeypatch.setattr(providers.OpenAIBatchAPI, "progress", real)
+        [job] = JobBook(Store()).all()
+        assert job.status == "waiting" and "sk-secret-key-777777" not in json.dumps(job.argv)
+        assert main(["runs", "batches"]) == 0
+        listed = capsys.readouterr().out
+        assert job.key[:12] in listed and "round 1: completed" in listed
+        monkeypatch.chdir(tmp_path)  # resumed from elsewhere: it runs in the batch's own folder
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-key-777777")
+        assert main(["runs", "resume", job.key[:10]]) == 0
+        assert server.stats["batches"] == 3 and max(server.lines_received.values()) == 1  # nothing sent twice
+    err = capsys.readouterr().err
+    assert "resuming batch" in err and "sk-secret-key-777777" not in err
+    assert len((work / "out.jsonl").read_text().splitlines()) == 12
+    [job] = JobBook(Store()).all()
+    assert job.status == "done" and Store().get_run(job.run_id).rows == 12
+    assert main(["runs", "resume", job.key[:10]]) == 0 and "is done" in capsys.readouterr().out
+    assert main(["runs", "cancel", job.key[:10]]) == 2 and "nothing to cancel" in capsys.readouterr().err
+    assert main(["runs", "resume", "abc"]) == 2 and "at least the first 6" in capsys.readouterr().err
+
+
 def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
@@ -194,5 +274,19 @@ def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch)
                            default_timeout=60).run()
     at.switch_page("app_pages/runs.py").run()
     assert not at.exception, at.exception
-    [waiting] = [df.value for df in at.dataframe if "round" in df.value.columns]
-    assert list(waiting["round"]) == [1] and list(waiting["requests"]) == [5] and list(waiting["provider"]) == ["batch-file"]
+    [waiting] = [df.value for df in at.dataframe if "where it stands" in df.value.columns]
+    assert list(waiting["requests in flight"]) == [5] and list(waiting["via"]) == ["batch-file"]
+    assert list(waiting["where it stands"]) == ["starting"]
+    at.button(key="w.runs.cancel_batch").click().run()
+    assert not at.exception, at.exception
+    from .test_app import visible_text
+
+    assert "Cancel requested for batch" in visible_text(at)
+    from rt4chart.batch.provider.jobs import JobBook
+
+    [job] = JobBook(Store()).all()
+    assert job.cancel_requested
+    # the same command again honours it: no runner needed, the rows end unverified
+    summary, report = run_in_rounds(str(source), str(tmp_path / "out.jsonl"), spec, "batch-file",
+                                    batch_dir=str(tmp_path / "r"))
+    assert report.cancelled and summary.rows == 5 and summary.unverified == 5

@@ -132,10 +132,14 @@ def _batch_in_rounds(args, spec, via: str):
 
     try:
         summary, report = run_in_rounds(args.input, args.output, spec, via, poll_every_s=args.poll_every,
-                                        batch_dir=args.batch_dir, on_progress=told)
+                                        batch_dir=args.batch_dir, on_progress=told,
+                                        command=getattr(args, "argv", ()))
     except WaitingForRunner as waiting:
         print(f"rt4chart: waiting for the batch runner: {waiting}", file=sys.stderr)
         raise SystemExit(75) from None  # EX_TEMPFAIL: nothing wrong, try again later
+    if report.cancelled:
+        print("rt4chart: the batch was cancelled: what the provider answered is in the run, every request it did "
+              "not answer left its claims unverified", file=sys.stderr)
     print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
           f"{report.submissions} provider batches; the reports rest on {report.prompt_tokens:,} prompt and "
           f"{report.completion_tokens:,} completion tokens"

@@ -13,7 +13,9 @@ EXIT_BUG = 70  # EX_SOFTWARE
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.argv = argv  # the command line, for a batch that must be run again later (`rt4chart runs resume`)
     try:
         return args.func(args)
     except BrokenPipeError:

@@ -134,9 +134,58 @@ def cmd_tag(args) -> int:
     return 0
 
 
+def cmd_batches(args) -> int:
+    from rt4chart.batch.provider.jobs import JobBook
+
+    jobs = JobBook(_store()).all()
+    if args.json:
+        _json([{"key": j.key, "via": j.via, "source": j.source, "output": j.output, "status": j.status,
+                "round": j.round, "progress": j.progress, "cancel_requested": j.cancel_requested, "run_id": j.run_id,
+                "created": j.created, "updated": j.updated} for j in jobs])
+        return 0
+    if not jobs:
+        print("no batch has gone through a provider: `rt4chart batch FILE -o OUT --judge openai --via batch-api`")
+    for j in jobs:
+        print(f"{j.key[:12]}  {str(j.created)[:16]}  {j.source} -> {j.output}  [{j.via}]  {j.line}"
+              + (f"  run {j.run_id[:8]}" if j.run_id else ""))
+    return 0
+
+
+def cmd_cancel(args) -> int:
+    from rt4chart.batch.provider.jobs import JobBook
+
+    job = JobBook(_store()).request_cancel(args.batch)
+    print(f"cancel requested for batch {job.key[:12]} ({job.source}): the process waiting on the provider cancels "
+          "its batches at its next poll; if none is running, `rt4chart runs resume "
+          f"{job.key[:12]}` does it. What the provider answered is kept; the rest ends unverified")
+    return 0
+
+
+def cmd_resume(args) -> int:
+    """Run a provider batch's command again, in its folder: it collects what was submitted and goes on."""
+    import os
+
+    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.cli.main import main
+
+    job = JobBook(_store()).find(args.batch)
+    if job.status == "done":
+        print(f"batch {job.key[:12]} is done: `rt4chart runs show {(job.run_id or '')[:8]}`")
+        return 0
+    if not Path(job.cwd).is_dir():
+        from rt4chart.core.errors import InputError
+
+        raise InputError(f"batch {job.key[:12]} ran in {job.cwd}, which is gone; run its command again where its "
+                         f"input is: rt4chart {' '.join(job.argv)}")
+    argv = list(job.argv) + (["--api-key", args.api_key] if args.api_key else [])
+    print(f"rt4chart: resuming batch {job.key[:12]} in {job.cwd}: rt4chart {' '.join(job.argv)}", file=sys.stderr)
+    os.chdir(job.cwd)
+    return main(argv)
+
+
 def add_parser(sub) -> None:
     runs = sub.add_parser("runs", help="the runs in the run store ($RT4CHART_DB): list, show, compare, review, "
-                                       "export, rename, tag, delete")
+                                       "export, rename, tag, delete; provider batches: batches, cancel, resume")
     verbs = runs.add_subparsers(dest="verb", required=True)
     p = verbs.add_parser("list", help="every run, newest first")
     p.add_argument("--json", action="store_true")
@@ -172,6 +221,16 @@ def add_parser(sub) -> None:
     p.add_argument("tags", nargs="*")
     p.add_argument("--remove", action="append", help="a tag to remove")
     p.set_defaults(func=cmd_tag)
+    p = verbs.add_parser("batches", help="the batches sent through a provider (--via): where each stands")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_batches)
+    p = verbs.add_parser("cancel", help="cancel a batch waiting on a provider (what was answered is kept)")
+    p.add_argument("batch", help="its key, or the first 6+ characters of it (`rt4chart runs batches`)")
+    p.set_defaults(func=cmd_cancel)
+    p = verbs.add_parser("resume", help="run a provider batch's command again: collect its rounds and go on")
+    p.add_argument("batch", help="its key, or the first 6+ characters of it (`rt4chart runs batches`)")
+    p.add_argument("--api-key", help="the key, when it is not in OPENAI_API_KEY (it is never stored)")
+    p.set_defaults(func=cmd_resume)
     p = verbs.add_parser("delete", help="delete a run with its rows and reviews")
     p.add_argument("run")
     p.set_defaults(func=cmd_delete)

@@ -119,7 +119,27 @@ provider_outcomes = Table(
 )
 Index("ix_provider_outcomes_key", provider_outcomes.c.batch_key)
 
-SCHEMA_VERSION = 2
+# One row per batch going through a provider: how to run it again (`rt4chart runs resume KEY`: the working
+# folder and the command line, never a key), where it stands (for the Runs page), and a cancel request that the
+# process waiting on the provider honours.
+provider_jobs = Table(
+    "provider_jobs", metadata,
+    Column("batch_key", String(64), primary_key=True),
+    Column("via", String(32), nullable=False),
+    Column("source", LosslessText, nullable=False),                  # the input file, as given
+    Column("output", LosslessText, nullable=False),
+    Column("cwd", LosslessText, nullable=False),
+    Column("argv", Text, nullable=False),                            # JSON list, secrets left out
+    Column("status", String(16), nullable=False),                    # waiting | done | cancelled
+    Column("round", Integer, nullable=False, default=0),
+    Column("progress", Text, nullable=False, default="{}"),          # JSON: the provider's last word on the round
+    Column("cancel_requested", Boolean, nullable=False, default=False),
+    Column("run_id", String(36), nullable=True),                     # the stored run, once done
+    Column("created", DateTime(timezone=True), nullable=False),
+    Column("updated", DateTime(timezone=True), nullable=False),
+)
+
+SCHEMA_VERSION = 3
 
 
 def _create_v1(conn: Connection) -> None:
@@ -130,7 +150,12 @@ def _provider_rounds_v2(conn: Connection) -> None:
     metadata.create_all(conn, tables=[provider_batches, provider_outcomes])
 
 
-MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1), (2, _provider_rounds_v2)]
+def _provider_jobs_v3(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[provider_jobs])
+
+
+MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1), (2, _provider_rounds_v2),
+                                                              (3, _provider_jobs_v3)]
 
 
 def current_version(conn: Connection) -> int:

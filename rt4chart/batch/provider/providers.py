@@ -63,6 +63,12 @@ class OpenAIBatchAPI:
                                        "offers /v1/batches") from None
         raise AssertionError("unreachable")
 
+    def cancel(self, handle: str) -> bool:
+        """Ask the provider to cancel the batch; True: it ends it (cancelling -> cancelled, with the output of
+        the requests that ran), so it is polled on and collected."""
+        self.client.batches.cancel(handle)
+        return True
+
     def progress(self, handle: str) -> Progress:
         batch = self.client.batches.retrieve(handle)
         counts = getattr(batch, "request_counts", None)
@@ -110,6 +116,11 @@ class BatchFiles:
         tmp.replace(source)
         return label
 
+    def cancel(self, handle: str) -> bool:
+        """Nothing to tell a runner of one's own: the results that are there are collected, the rest is
+        cancelled (False when there are none)."""
+        return self._paths(handle)[1].exists()
+
     def progress(self, handle: str) -> Progress:
         source, out = self._paths(handle)
         if out.exists():
@@ -125,9 +136,16 @@ class BatchFiles:
 
 
 def wait_for(provider, handle: str, poll_every_s: float, sleep: Callable[[float], None],
-             report: Optional[Callable[[Progress], None]] = None) -> Progress:
-    """Poll until the provider's batch ends."""
+             report: Optional[Callable[[Progress], None]] = None,
+             cancelled: Callable[[], bool] = lambda: False) -> Optional[Progress]:
+    """Poll until the provider's batch ends. When `cancelled()` turns true, the batch is cancelled at the
+    provider and polled on until it ends; None: the provider has nothing to collect (cancelled batch files)."""
+    asked = False
     while True:
+        if not asked and cancelled():
+            asked = True
+            if not provider.cancel(handle):
+                return None
         state = provider.progress(handle)
         if report:
             report(state)

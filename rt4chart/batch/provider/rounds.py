@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from rt4chart.batch.provider.deferred import DeferredSDK, ReplyPending
+from rt4chart.batch.provider.deferred import DeferredSDK, Outcome, ReplyPending
 from rt4chart.batch.provider.lines import split
 from rt4chart.batch.provider.providers import Progress, wait_for
 from rt4chart.batch.provider.state import RoundState
@@ -23,6 +23,8 @@ from rt4chart.core.types import Verdict
 from rt4chart.judges.base import Judge, Judgement
 
 MAX_ROUNDS = 50  # a bound far above any plan (decomposition + windows + global + reflection + repairs)
+CANCELLED = Outcome(status_code=499, message="the batch was cancelled before the provider answered this request "
+                                             "(rt4chart runs cancel, or Cancel on the app's Runs page)")
 
 
 class _RowWaits(BaseException):
@@ -83,6 +85,7 @@ class RoundsReport:
     submissions: int = 0             # provider batches submitted by this process
     requests_submitted: int = 0
     per_round: list[int] = field(default_factory=list)   # requests per round submitted now
+    cancelled: bool = False          # a cancel was honoured: unanswered requests end unverified, none sent
     prompt_tokens: int = 0           # the usage the provider reported for the replies the reports rest on
     completion_tokens: int = 0
 
@@ -90,8 +93,11 @@ class RoundsReport:
 def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge], config: Optional[AuditConfig],
                     provider, state: RoundState, poll_every_s: float = 60.0,
                     sleep: Optional[Callable[[float], None]] = None,
-                    on_progress: Optional[Callable[[int, Progress], None]] = None) -> tuple[list[RowResult], RoundsReport]:
-    """Every record's result, in order, and what the rounds took."""
+                    on_progress: Optional[Callable[[int, Progress], None]] = None,
+                    cancelled: Callable[[], bool] = lambda: False) -> tuple[list[RowResult], RoundsReport]:
+    """Every record's result, in order, and what the rounds took. Once `cancelled()` is true, the batches in
+    flight are cancelled at the provider (what they answered is kept), nothing more is submitted, and every
+    request left unanswered ends its row's claims as unverified, in the provider's words."""
     import time
 
     sleep = sleep or time.sleep
@@ -105,8 +111,9 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
             tell: Optional[Callable[[Progress], None]] = None
             if on_progress is not None:
                 tell = (lambda p, r=submission.round, f=on_progress: f(r, p))
-            wait_for(provider, submission.handle, poll_every_s, sleep, tell)
-            state.collected(submission, provider.results(submission.handle, submission.custom_ids))
+            ended = wait_for(provider, submission.handle, poll_every_s, sleep, tell, cancelled)
+            state.collected(submission, provider.results(submission.handle, submission.custom_ids) if ended
+                            else [(cid, CANCELLED) for cid in submission.custom_ids])
             outcomes = state.outcomes()
             sdk.outcomes = outcomes
         waiting: dict[str, dict] = {}
@@ -120,12 +127,19 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
                 done[position] = row
         if not waiting:
             report.rounds = state.rounds_done()
+            report.cancelled = report.cancelled or cancelled()
             rows = [done[i] for i in range(len(records))]
             for row in rows:
                 if row.report is not None:
                     report.prompt_tokens += row.report.coverage.prompt_tokens
                     report.completion_tokens += row.report.coverage.completion_tokens
             return rows, report
+        if cancelled():  # answered here, in the store like a provider's answers: a rerun reads the same
+            report.cancelled = True
+            state.answered_here(sorted(waiting), CANCELLED)
+            outcomes = state.outcomes()
+            sdk.outcomes = outcomes
+            continue
         round_no = state.rounds_done() + 1
         if round_no > MAX_ROUNDS:
             break

@@ -6,10 +6,11 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from rt4chart.batch.journal import file_digest, run_fingerprint
 from rt4chart.batch.provider.deferred import DeferredSDK
+from rt4chart.batch.provider.jobs import JobBook
 from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress
 from rt4chart.batch.provider.rounds import RoundsReport, audit_in_rounds
 from rt4chart.batch.provider.state import RoundState
@@ -72,9 +73,11 @@ def provider_for(via: str, judge, output_path: str, batch_dir: Optional[str], sl
 def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, poll_every_s: float = 60.0,
                   batch_dir: Optional[str] = None, sleep: Callable[[float], None] = time.sleep,
                   on_progress: Optional[Callable[[int, Progress], None]] = None,
-                  provider=None) -> tuple[BatchSummary, RoundsReport]:
+                  provider=None, command: Sequence[str] = ()) -> tuple[BatchSummary, RoundsReport]:
     """Audit `input_path` through the provider in rounds; resumable by calling it again with the same input
-    and settings (the rounds' state is in the run store, or beside the output without one)."""
+    and settings, or with `rt4chart runs resume KEY` (`command`: the command line that does it; the rounds'
+    state is in the run store, or beside the output without one). A cancel request in the store (the app,
+    `rt4chart runs cancel KEY`) stops the rounds: the run is written and stored, marked cancelled."""
     if via not in VIA:
         raise InputError(f"--via {via}: choose one of sync, {', '.join(VIA)}")
     started = time.perf_counter()
@@ -87,9 +90,17 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
 
     rounds_store = spec.store if spec.store is not None else Store(f"sqlite:///{Path(output_path).resolve()}.rounds.sqlite3")
     state = RoundState(rounds_store, fingerprint, via)
+    jobs = JobBook(rounds_store)
+    jobs.started(fingerprint, via, input_path, output_path, os.getcwd(), command)
     provider = provider or provider_for(via, spec.judge, output_path, batch_dir, sleep)
+
+    def progressed(round_no: int, progress: Progress) -> None:
+        jobs.progressed(fingerprint, round_no, progress.status, progress.done, progress.failed, progress.total)
+        if on_progress is not None:
+            on_progress(round_no, progress)
+
     rows, report = audit_in_rounds(records, _judge_maker(spec.judge), spec.config, provider, state, poll_every_s,
-                                   sleep, on_progress)
+                                   sleep, progressed, cancelled=lambda: jobs.cancel_requested(fingerprint))
     if file_digest(input_path) != digest:
         raise InputError(f"{input_path} changed while it was audited; nothing was written. Run again on a file that "
                          "stays as it is during the run")
@@ -101,13 +112,20 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
             summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
             out.write(json_line(output_line(row)) + "\n")
     os.replace(tmp, output_path)
-    if spec.store is not None and rows:
+    before = jobs.get(fingerprint)
+    kept = spec.store.find_run(before.run_id) if spec.store is not None and before and before.run_id else None
+    if kept is not None:  # the same batch run again after it ended: its stored run is the one, not a copy
+        summary.run_id, summary.run_name = kept.id, kept.name
+    elif spec.store is not None and rows:
         writer = open_writer(spec, input_path, fingerprint)
         assert writer is not None
         for position, row in enumerate(rows):
             writer.add(pack(position, row))
         run = writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec),
                                                                        "provider": {"via": via, "rounds": report.rounds}})
+        if report.cancelled:
+            spec.store.mark_cancelled(run.id)
         summary.run_id, summary.run_name = run.id, run.name
+    jobs.finished(fingerprint, "cancelled" if report.cancelled else "done", summary.run_id)
     summary.elapsed_s = time.perf_counter() - started
     return summary, report

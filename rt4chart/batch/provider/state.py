@@ -66,6 +66,13 @@ class RoundState:
             conn.execute(update(provider_batches).where(provider_batches.c.id == submission.id)
                          .values(status="collected"))
 
+    def answered_here(self, custom_ids: list[str], outcome: Outcome) -> None:
+        """Requests that will not be sent (the batch was cancelled), answered with `outcome`."""
+        with self.engine.begin() as conn:
+            conn.execute(insert(provider_outcomes), [
+                {"batch_key": self.key, "custom_id": cid, "status_code": outcome.status_code, "body": None,
+                 "message": outcome.message} for cid in custom_ids])
+
     def submission_count(self) -> int:
         with self.engine.connect() as conn:
             return int(conn.execute(select(func.count()).select_from(provider_batches)
