@@ -1,0 +1,157 @@
+"""Claim-level training pairs from RAGTruth answers, made the way the judge reads them.
+
+The shippable training files hold no claim-level labels from long, multi-passage RAG answers, which is where
+the verifier fails (docs/benchmarks.md). RAGTruth's human spans give them. For each record this script runs
+rt4chart's own steps: the answer's claims (`split_claims`), the windows the pipeline routes each claim to
+(8 sentences every 4, the 3 best per claim), the pieces of each window that fit the model, and the global
+step's best sentences. Those are exactly the (premise, hypothesis) pairs the model judge reads. A claim is
+hallucinated when a gold span overlaps it (a Conflict span: contradicted; a Baseless one: baseless).
+
+The judge takes the best piece (max over pieces), so the labels follow that rule (multiple-instance
+learning): an entailed claim makes its best-read piece `entailed` (read by the current verifier); a
+baseless claim makes its 3 best-read pieces `baseless` (the pieces the model must not read as support);
+a contradicted claim makes its best-read piece `contradicted` and the next two `hallucinated`.
+
+Records are split into two folds by source (every answer of a source in one fold), so that each fold's
+model is scored on sources it never saw; `--fold K` writes the pairs of the other fold (K's model), `--fold
+all` those of both (the shipped model). `--mix FILE --mix-count N` adds N pairs of an earlier pairs file so
+the model keeps what it learnt there.
+
+    python training/ragtruth_pairs.py --data ../shared/benchmarks/ragtruth_dev.jsonl --fold 0 \
+        --mix training/work/pairs.jsonl --mix-count 4000 --out training/work/rt_fold0.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+from collections import Counter
+from pathlib import Path
+
+from rt4chart.auditing.pipeline import prepare, route_claims
+from rt4chart.core.config import AuditConfig
+from rt4chart.judges.base import Usage
+from rt4chart.judges.model.judge import ModelJudge
+from rt4chart.text.coverage import ensure_coverage
+from rt4chart.text.segment import make_windows
+
+CONFLICT = {"Evident Conflict", "Subtle Conflict"}
+
+
+def fold_of(record: dict) -> int:
+    """0 or 1, by the record's source (all answers of a source share a fold), per task."""
+    key = f"rt4chart-cv:{record['task']}:{record['meta'].get('source_id', record['id'])}"
+    return int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 2
+
+
+def claim_label(spans: list[tuple[int, int]], record: dict) -> str:
+    """entailed, contradicted or baseless: the gold spans that overlap the claim's characters."""
+    answer = record["answer"]
+    kinds = set()
+    for gold in record["spans"]:
+        for start, end in spans:
+            lo, hi = max(start, gold["start"]), min(end, gold["end"])
+            if hi > lo and answer[lo:hi].strip():
+                kinds.add("contradicted" if gold.get("label") in CONFLICT else "baseless")
+    if not kinds:
+        return "entailed"
+    return "contradicted" if "contradicted" in kinds else "baseless"
+
+
+def candidates(judge: ModelJudge, record: dict) -> list[tuple[str, str, list[tuple[str, str]]]]:
+    """(claim text, label, [(premise, hypothesis)]) for each claim, the pairs the judge would read."""
+    config = AuditConfig()
+    audit = prepare(record["context"], record["answer"], record["meta"].get("question"))
+    claims = judge.decompose(audit, Usage()) if audit.answer_sentences else []
+    claims, _ = ensure_coverage(claims, audit.answer, audit.answer_sentences)
+    if not claims or not audit.context_sentences:
+        return []
+    windows = make_windows(len(audit.context_sentences), config.window_size, config.window_stride)
+    routed = route_claims(claims, windows, audit, config.windows_per_claim)
+    ids: dict[int, list[list[int]]] = {c.id: [] for c in claims}
+    for window_index, window_claims in routed.items():
+        for claim in window_claims:
+            ids[claim.id].append(list(windows[window_index].sentence_ids()))
+    out = []
+    for claim in claims:
+        hyp = judge._hypothesis(claim, audit)
+        budget = max(16, judge.checkpoint.max_length - judge.checkpoint.count_tokens(hyp) - 4)
+        texts: list[str] = []
+        for sentence_ids in ids[claim.id] + [judge._best_sentences(claim, audit)]:
+            for piece in judge._pieces(sentence_ids, budget, audit) if sentence_ids else []:
+                texts.extend(judge._texts(piece, budget, audit))
+        spans = [(s.start, s.end) for s in claim.spans]
+        out.append((claim.text, claim_label(spans, record), [(t, hyp) for t in dict.fromkeys(texts)]))
+    return out
+
+
+def labelled_pairs(judge: ModelJudge, record: dict) -> list[dict]:
+    base = {"group": f"ragtruth:{record['meta'].get('source_id')}", "source": "ragtruth_dev",
+            "record": record["id"], "fold": fold_of(record)}
+    out = []
+    for _claim, label, pairs in candidates(judge, record):
+        if not pairs:
+            continue
+        probs = judge.checkpoint.pair_probs([p for p, _ in pairs], [h for _, h in pairs])
+        if label == "entailed":
+            ranked = sorted(range(len(pairs)), key=lambda i: -probs[i][0])
+            chosen = [(ranked[0], "entailed")]
+        elif label == "baseless":
+            ranked = sorted(range(len(pairs)), key=lambda i: -probs[i][0])
+            chosen = [(i, "baseless") for i in ranked[:3]]
+        else:
+            ranked = sorted(range(len(pairs)), key=lambda i: -max(probs[i][0], probs[i][1]))
+            chosen = [(ranked[0], "contradicted")] + [(i, "hallucinated") for i in ranked[1:3]]
+        for i, pair_label in chosen:
+            premise, hyp = pairs[i]
+            out.append({**base, "premise": premise, "hypothesis": hyp, "label": pair_label, "kind": f"claim-{label}"})
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=Path("../shared/benchmarks/ragtruth_dev.jsonl"))
+    parser.add_argument("--cache", type=Path, default=Path("training/work/rt_pairs_all.jsonl"),
+                        help="every record's pairs, made once (the slow part) and reused for each fold")
+    parser.add_argument("--fold", default="all", help="0 or 1: the pairs for the model scored on that fold; all")
+    parser.add_argument("--mix", type=Path, default=None)
+    parser.add_argument("--mix-count", type=int, default=0)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--seed", type=int, default=13)
+    args = parser.parse_args()
+    raw = args.data.read_bytes()
+    if not args.cache.exists():
+        judge = ModelJudge()
+        records = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        tmp = args.cache.with_suffix(".tmp")
+        with tmp.open("w") as fh:
+            for record in records:
+                for pair in labelled_pairs(judge, record):
+                    fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
+        tmp.replace(args.cache)
+    pairs = [json.loads(line) for line in args.cache.read_text().splitlines() if line.strip()]
+    if args.fold != "all":
+        pairs = [p for p in pairs if p["fold"] != int(args.fold)]
+    mixed: list[dict] = []
+    if args.mix and args.mix_count:
+        earlier = [json.loads(line) for line in args.mix.read_text().splitlines() if line.strip()]
+        mixed = random.Random(args.seed).sample(earlier, min(args.mix_count, len(earlier)))
+    out = pairs + mixed
+    random.Random(args.seed).shuffle(out)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w") as fh:
+        for pair in out:
+            fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    manifest = {"ragtruth": {"file": args.data.name, "sha256": hashlib.sha256(raw).hexdigest(),
+                             "trained_folds": "both" if args.fold == "all" else f"{1 - int(args.fold)}",
+                             "pairs": dict(Counter(p["label"] for p in pairs)),
+                             "claims": dict(Counter(p["kind"] for p in pairs))},
+                "mix": {"file": str(args.mix) if args.mix else None, "pairs": len(mixed)},
+                "total": len(out)}
+    args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    print(json.dumps(manifest))
+
+
+if __name__ == "__main__":
+    main()
