@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, Optional, TypeVar
 
 from rt4chart.batch.provider.deferred import DeferredSDK, Outcome, ReplyPending
 from rt4chart.batch.provider.lines import split
@@ -90,22 +90,24 @@ class RoundsReport:
     completion_tokens: int = 0
 
 
-def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge], config: Optional[AuditConfig],
-                    provider, state: RoundState, poll_every_s: float = 60.0,
-                    sleep: Optional[Callable[[float], None]] = None,
-                    on_progress: Optional[Callable[[int, Progress], None]] = None,
-                    cancelled: Callable[[], bool] = lambda: False) -> tuple[list[RowResult], RoundsReport]:
-    """Every record's result, in order, and what the rounds took. Once `cancelled()` is true, the batches in
-    flight are cancelled at the provider (what they answered is kept), nothing more is submitted, and every
-    request left unanswered ends its row's claims as unverified, in the provider's words."""
+T = TypeVar("T")
+
+
+def in_rounds(count: int, attempt: Callable[[int], "T | dict[str, dict]"], sdk: DeferredSDK, provider,
+              state: RoundState, poll_every_s: float = 60.0, sleep: Optional[Callable[[float], None]] = None,
+              on_progress: Optional[Callable[[int, Progress], None]] = None,
+              cancelled: Callable[[], bool] = lambda: False) -> tuple[list[T], RoundsReport]:
+    """Items 0..count-1 done in provider rounds: `attempt(i)` gives the item's result, or the requests it
+    waits for (custom id -> body); the requests of every waiting item make one round. Once `cancelled()` is
+    true, the batches in flight are cancelled at the provider (what they answered is kept), nothing more is
+    submitted, and every request left unanswered is answered with CANCELLED (the client fails it: its item
+    ends unverified, in those words)."""
     import time
 
     sleep = sleep or time.sleep
     report = RoundsReport()
-    outcomes = state.outcomes()
-    sdk = DeferredSDK(outcomes)
-    judge = DeferringJudge(make(sdk))
-    done: dict[int, RowResult] = {}
+    sdk.outcomes = state.outcomes()
+    done: dict[int, T] = {}
     for _attempt in range(MAX_ROUNDS + 1):
         for submission in state.open_submissions():  # a killed run's batch: waited for, not submitted again
             tell: Optional[Callable[[Progress], None]] = None
@@ -114,31 +116,24 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
             ended = wait_for(provider, submission.handle, poll_every_s, sleep, tell, cancelled)
             state.collected(submission, provider.results(submission.handle, submission.custom_ids) if ended
                             else [(cid, CANCELLED) for cid in submission.custom_ids])
-            outcomes = state.outcomes()
-            sdk.outcomes = outcomes
+            sdk.outcomes = state.outcomes()
         waiting: dict[str, dict] = {}
-        for position, record in enumerate(records):
+        for position in range(count):
             if position in done:
                 continue
-            row = _audit_row(record, judge, sdk, config)
-            if isinstance(row, dict):
-                waiting.update(row)
+            result = attempt(position)
+            if isinstance(result, dict):
+                waiting.update(result)
             else:
-                done[position] = row
+                done[position] = result
         if not waiting:
             report.rounds = state.rounds_done()
             report.cancelled = report.cancelled or cancelled()
-            rows = [done[i] for i in range(len(records))]
-            for row in rows:
-                if row.report is not None:
-                    report.prompt_tokens += row.report.coverage.prompt_tokens
-                    report.completion_tokens += row.report.coverage.completion_tokens
-            return rows, report
+            return [done[i] for i in range(count)], report
         if cancelled():  # answered here, in the store like a provider's answers: a rerun reads the same
             report.cancelled = True
             state.answered_here(sorted(waiting), CANCELLED)
-            outcomes = state.outcomes()
-            sdk.outcomes = outcomes
+            sdk.outcomes = state.outcomes()
             continue
         round_no = state.rounds_done() + 1
         if round_no > MAX_ROUNDS:
@@ -151,6 +146,23 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
             report.requests_submitted += len(part)
         report.per_round.append(len(waiting))
     raise RuntimeError(f"the rounds did not converge in {MAX_ROUNDS} rounds (please report this)")
+
+
+def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge], config: Optional[AuditConfig],
+                    provider, state: RoundState, poll_every_s: float = 60.0,
+                    sleep: Optional[Callable[[float], None]] = None,
+                    on_progress: Optional[Callable[[int, Progress], None]] = None,
+                    cancelled: Callable[[], bool] = lambda: False) -> tuple[list[RowResult], RoundsReport]:
+    """Every record's result, in order, and what the rounds took (`in_rounds`, one item per record)."""
+    sdk = DeferredSDK(state.outcomes())
+    judge = DeferringJudge(make(sdk))
+    rows, report = in_rounds(len(records), lambda i: _audit_row(records[i], judge, sdk, config), sdk, provider,
+                             state, poll_every_s, sleep, on_progress, cancelled)
+    for row in rows:
+        if row.report is not None:
+            report.prompt_tokens += row.report.coverage.prompt_tokens
+            report.completion_tokens += row.report.coverage.completion_tokens
+    return rows, report
 
 
 def _audit_row(record: Record, judge: DeferringJudge, sdk: DeferredSDK,
