@@ -9,7 +9,8 @@ Faults a test sets: `error_first` (custom ids whose first n answers are an error
 this many of its lines), `create_429` (how many batch creations are refused with 429 first). A batch cancelled
 (`POST /v1/batches/{id}/cancel`) before it completes goes `cancelling`, then `cancelled` with the first half
 of its lines answered.
-It counts what it receives: files, batches, and every request line by custom id.
+It also answers synchronous chat completions (the insights' warm-up) with the same replies.
+It counts what it receives: files, batches, chat calls, and every request line by custom id.
 """
 from __future__ import annotations
 
@@ -71,6 +72,9 @@ class BatchServer(LoopbackServer):
                 return self._create(handler, json.loads(data))
             if path.startswith("/v1/batches/") and path.endswith("/cancel"):
                 return self._cancel(handler, path.split("/")[3])
+            if path == "/v1/chat/completions":  # a synchronous call (a warm-up step), answered alike
+                self.stats["chat"] += 1
+                return self._send(handler, 200, chat_reply(json.loads(data)))
         self._send(handler, 404, {"error": {"message": f"no route {path}"}})
 
     def _get(self, handler) -> None:

@@ -290,3 +290,32 @@ def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch)
     summary, report = run_in_rounds(str(source), str(tmp_path / "out.jsonl"), spec, "batch-file",
                                     batch_dir=str(tmp_path / "r"))
     assert report.cancelled and summary.rows == 5 and summary.unverified == 5
+
+
+def test_the_insights_parallel_phase_goes_through_the_batch_api_with_the_synchronous_report(tmp_path, monkeypatch,
+                                                                                            capsys):
+    from rt4chart.cli.main import main
+
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({
+        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
+        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
+        for i in range(12)))
+    common = ["--judge", "openai", "--api-key", "sk-test-key-123456", "--model", "m", "--no-cache",
+              "--context-tokens", "8192", "--warmup", "3"]
+    with EndpointServer("ok") as sync_server:
+        assert main(["insights", str(preds), "-o", str(tmp_path / "sync.json"), "--base-url", sync_server.url,
+                     *common]) == 0
+    with BatchServer() as server:
+        argv = ["insights", str(preds), "-o", str(tmp_path / "batch.json"), "--base-url", server.url, "--via",
+                "batch-api", "--poll-every", "0", "--quiet", *common]
+        assert main(argv) == 0
+        assert server.stats["chat"] == 3 and server.stats["batches"] == 1  # the warm-up, then one round
+        assert sum(server.lines_received.values()) == 9  # the 9 rows after the warm-up, one request each
+        assert main(argv) == 0 and server.stats["batches"] == 1  # again: collected from the store, not resent
+    err = capsys.readouterr().err
+    assert "the parallel phase took 1 provider rounds; this process submitted 9 requests" in err
+    sync, batch = (json.loads((tmp_path / f).read_text()) for f in ("sync.json", "batch.json"))
+    assert sync["items"] == batch["items"] and sync["items"][0]["rows"] == [f"r{i}" for i in range(12)]
+    assert batch["parallel_rows"] == sync["parallel_rows"] == 9

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Any, Optional
 
@@ -273,14 +274,47 @@ def cmd_insights(args) -> int:
 
     judge, _config = _build(args)
     rows = rows_from_predictions(iter_rows(args.input))
+    parallel, rounds = None, None
+    if args.via != "sync":
+        parallel, rounds = _insights_in_rounds(args, judge)
     report = build_insights(rows, client_of(judge), warmup=args.warmup, patience=args.patience,
-                            workers=args.workers)
+                            workers=args.workers, parallel=parallel)
+    if rounds is not None:
+        print(f"rt4chart: the parallel phase took {rounds.rounds} provider rounds; this process submitted "
+              f"{rounds.requests_submitted} requests in {rounds.submissions} provider batches", file=sys.stderr)
     if args.output:
         Path(args.output).write_text(report.model_dump_json(indent=2), encoding="utf-8")
     if args.markdown:
         Path(args.markdown).write_text(report.to_markdown(), encoding="utf-8")
     print(report.to_markdown())
     return 1 if report.failures and not report.items else 0
+
+
+def _insights_in_rounds(args, judge):
+    """`insights --via`: the parallel phase's checks through the provider, its rounds kept in the run store."""
+    from rt4chart.batch.journal import file_digest, run_fingerprint
+    from rt4chart.batch.provider.insights import checks_in_rounds
+    from rt4chart.batch.provider.rounds import RoundsReport
+    from rt4chart.batch.provider.run import provider_for
+    from rt4chart.batch.provider.state import RoundState
+    from rt4chart.insights.engine import client_of
+    from rt4chart.store import Store
+
+    client = client_of(judge)
+    if not hasattr(client, "answered_by"):
+        raise InputError(f"--via {args.via} sends the openai judge's requests; use --judge openai")
+    key = run_fingerprint(file_digest(args.input), {**judge.settings(), "insights": True, "via": args.via,
+                                                     "warmup": args.warmup, "patience": args.patience})
+    provider = provider_for(args.via, judge, args.output or f"{args.input}.insights", args.batch_dir, time.sleep)
+    rounds = RoundsReport()
+
+    def told(round_no: int, progress) -> None:
+        if not args.quiet:
+            print(f"rt4chart: insights round {round_no}: {progress.status}, {progress.done} of "
+                  f"{progress.total or '?'} requests done", file=sys.stderr)
+
+    return checks_in_rounds(client, provider, RoundState(Store(), key, args.via), args.poll_every,
+                            on_progress=told, report=rounds), rounds
 
 
 def cmd_cache(args) -> int:

@@ -135,6 +135,13 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--warmup", type=int, default=10, help="rows of the sequential warm-up (most issues first)")
     p.add_argument("--patience", type=int, default=3, help="stop the warm-up after this many stable steps")
     p.add_argument("--workers", type=int, default=4, help="concurrent calls in the parallel phase")
+    p.add_argument("--via", choices=("sync", "batch-api", "batch-file"), default="sync",
+                   help="the parallel phase: sync (concurrent calls, the default); batch-api (one round of provider "
+                        "batches, half price at OpenAI; resumable by running the same command again); batch-file "
+                        "(round files for `vllm run_batch`)")
+    p.add_argument("--poll-every", type=float, default=60.0, help="--via batch-api: seconds between status checks")
+    p.add_argument("--batch-dir", help="--via batch-file: the folder of round files (default: OUTPUT.batch-files)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
     _judge_args(p)
     p.set_defaults(func=cmd_insights, judge="openai")
 

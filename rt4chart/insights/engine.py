@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from pydantic import BaseModel
 
@@ -151,8 +151,14 @@ REPLY_TOKENS = 2_048  # a list of action items, each a title and a few sentences
 
 # Long on purpose: the three phases (sequential warm-up, parallel phase, consolidation) share one report
 # and one usage counter, and read in the order the method describes them.
+Check = Callable[[AuditedRow, ChatClient], tuple]
+# The parallel phase's runner: every row checked, results in input order (threads by default; provider
+# rounds with `rt4chart insights --via batch-api`, rt4chart.batch.provider.insights).
+ParallelPhase = Callable[[list[AuditedRow], Check], list[tuple]]
+
+
 def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10, patience: int = 3,
-                   workers: int = 4) -> InsightsReport:
+                   workers: int = 4, parallel: Optional[ParallelPhase] = None) -> InsightsReport:
     """Run warm-up, parallel phase and consolidation over audited rows."""
     started = time.perf_counter()
     usage = Usage()
@@ -187,16 +193,19 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     frozen = _items_json(items)
     phase_started = time.perf_counter()
 
-    def check(row: AuditedRow):
+    def check(row: AuditedRow, asked: ChatClient) -> tuple:
         own = Usage()
         t0 = time.perf_counter()
         prompt = prompts.render("insights_check", items=frozen, row=row_digest(row))
-        reply, failure = ask(client, prompt, _schema(_Check), "insights_check", _Check, own, system=system,
+        reply, failure = ask(asked, prompt, _schema(_Check), "insights_check", _Check, own, system=system,
                              max_tokens=REPLY_TOKENS)
         return row, reply, failure, own, time.perf_counter() - t0
 
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        outcomes = list(pool.map(check, rest))
+    if parallel is None:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            outcomes = list(pool.map(lambda row: check(row, client), rest))
+    else:
+        outcomes = parallel(rest, check)
     report.parallel_wall_s = time.perf_counter() - phase_started
     report.parallel_rows = len(rest)
     candidates: list[_Item] = []
