@@ -172,7 +172,7 @@ def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path
                  "--dry-run", "--context-tokens", "8192", "--quiet", "--no-store", "--price-in", "1000000"]) == 0
     said = capsys.readouterr().err
     tokens = int(said.split("about ")[1].split(" prompt")[0].replace(",", ""))
-    assert f"about {tokens:,}.00 at the batch rate given" in said  # a million per million tokens: the count
+    assert f"about {tokens:,}.00 at the batch rate of the --price-in" in said  # a million per million: the count
     planned = int(said.split("would submit ")[1].split(" requests")[0])
     assert not (tmp_path / "out.jsonl").exists() and "nothing was submitted" in said
     with BatchServer() as server:
@@ -319,3 +319,25 @@ def test_the_insights_parallel_phase_goes_through_the_batch_api_with_the_synchro
     sync, batch = (json.loads((tmp_path / f).read_text()) for f in ("sync.json", "batch.json"))
     assert sync["items"] == batch["items"] and sync["items"][0]["rows"] == [f"r{i}" for i in range(12)]
     assert batch["parallel_rows"] == sync["parallel_rows"] == 9
+
+
+def test_a_price_table_prices_the_dry_run_for_the_judges_model_and_a_bad_one_is_refused(tmp_path, monkeypatch,
+                                                                                     capsys):
+    from rt4chart.cli.main import main
+
+    source = logs(tmp_path / "in.jsonl", 4)
+    table = tmp_path / "prices.toml"
+    table.write_text('[m]\ninput = 1000000\noutput = 0\n["other-model"]\ninput = 5\noutput = 5\n')
+    dry = ["batch", str(source), "-o", str(tmp_path / "out.jsonl"), "--judge", "openai", "--model", "m", "--via",
+           "batch-api", "--dry-run", "--context-tokens", "8192", "--quiet", "--no-store"]
+    monkeypatch.setenv("RT4CHART_PRICES", str(table))
+    assert main(dry) == 0
+    said = capsys.readouterr().err
+    tokens = int(said.split("about ")[1].split(" prompt")[0].replace(",", ""))
+    assert f"about {tokens:,}.00 at the batch rate of {table} [m]" in said
+    assert main([*dry[:7], "other", *dry[8:]]) == 2
+    assert "has no entry for model 'other' (it has: m, other-model)" in capsys.readouterr().err
+    table.write_text('[m]\ninput = "cheap"\n')
+    assert main(dry) == 2 and "'m' needs input and output" in capsys.readouterr().err
+    table.write_text('[m\n')
+    assert main(dry) == 2 and "is not valid TOML" in capsys.readouterr().err

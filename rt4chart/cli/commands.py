@@ -122,7 +122,7 @@ def _batch_in_rounds(args, spec, via: str):
         summary, planned = estimate(args.input, spec)
         print(f"rt4chart: dry run: {summary.rows} rows would submit {planned.requests} requests in at least "
               f"{planned.rounds} rounds (about {planned.prompt_tokens:,} prompt and {planned.completion_tokens:,} "
-              f"completion tokens{_priced(args, planned.prompt_tokens, planned.completion_tokens)}; the replies "
+              f"completion tokens{_priced(args, spec.judge.model, planned.prompt_tokens, planned.completion_tokens)}; the replies "
               "decide the repairs); nothing was submitted or written", file=sys.stderr)
         return summary
 
@@ -144,16 +144,18 @@ def _batch_in_rounds(args, spec, via: str):
     print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
           f"{report.submissions} provider batches; the reports rest on {report.prompt_tokens:,} prompt and "
           f"{report.completion_tokens:,} completion tokens"
-          f"{_priced(args, report.prompt_tokens, report.completion_tokens)}", file=sys.stderr)
+          f"{_priced(args, spec.judge.model, report.prompt_tokens, report.completion_tokens)}", file=sys.stderr)
     return summary
 
 
-def _priced(args, prompt_tokens: int, completion_tokens: int) -> str:
-    """", about 1.23 at the batch rate" when --price-in/--price-out are given (per million tokens)."""
-    if args.price_in is None and args.price_out is None:
+def _priced(args, model, prompt_tokens: int, completion_tokens: int) -> str:
+    """", about 1.23 at the batch rate of …" with a price (--price-in/--price-out, or the price table)."""
+    from rt4chart.batch.provider.prices import rate_for
+
+    rate = rate_for(model, args.price_in, args.price_out, getattr(args, "prices", None))
+    if rate is None:
         return ""
-    cost = (prompt_tokens * (args.price_in or 0.0) + completion_tokens * (args.price_out or 0.0)) / 1e6
-    return f", about {cost:,.2f} at the batch rate given"
+    return f", about {rate.cost(prompt_tokens, completion_tokens):,.2f} at the batch rate of {rate.source}"
 
 
 def cmd_predict(args) -> int:

@@ -119,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--price-in", type=float, help="with --via: price per million prompt tokens at the provider's "
                                                   "batch rate, to price the run (and the dry run)")
     p.add_argument("--price-out", type=float, help="with --via: price per million completion tokens (batch rate)")
+    p.add_argument("--prices", help="with --via: a price table (TOML or JSON: model -> input, output per million "
+                                    "tokens at the batch rate; default: $RT4CHART_PRICES)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)
