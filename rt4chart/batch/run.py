@@ -156,10 +156,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     count = plan.count if plan is not None else table.count if table is not None else 0
     summary = BatchSummary()
     known = known_format(plan.columns if plan is not None else table.columns if table is not None else [])
-    if table is not None and table.kind == "ragtruth":
-        from rt4chart.data.ragtruth import FORMAT
-
-        summary.recognised = FORMAT
+    if table is not None and table.format:
+        summary.recognised = table.format
     elif known is not None and not mapping:
         summary.recognised = f"{known[0]} (" + ", ".join(f"{role}: {col}" for role, col in known[1].items() if col) + ")"
     stream = is_stream(output_path)

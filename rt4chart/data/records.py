@@ -131,8 +131,8 @@ def passages_text(value: list) -> str:
         if isinstance(item, dict):
             body = next((item[key] for key in _PASSAGE_TEXT if isinstance(item.get(key), str)), None)
             meta: dict = item["metadata"] if isinstance(item.get("metadata"), dict) else {}
-            title = next((str(source[key]) for source in (item, meta) for key in _PASSAGE_TITLE
-                          if source.get(key) not in (None, "")), None)
+            title = next((str(source[key]) for key in _PASSAGE_TITLE for source in (item, meta)
+                          if source.get(key) not in (None, "")), None)  # a title before an id, wherever it is
             text = body if body is not None else json.dumps(item, ensure_ascii=False)
             blocks.append(f"Passage {k}: " + (f"{title}. " if title and body is not None else "") + text)
         else:

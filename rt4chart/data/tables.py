@@ -85,10 +85,11 @@ class Table:
     """A validated table: its columns, its number of records, and its rows streamed as dicts."""
 
     source: str
-    kind: str                   # "csv" | "jsonl" | "parquet"
+    kind: str                   # "csv" | "jsonl" | "parquet" | "ragtruth" | "traces"
     columns: list[str]
     count: int
     _rows: Callable[[], Iterator[dict]]
+    format: Optional[str] = None  # a format recognised by its files (RAGTruth's folder, OTLP traces), said to the user
 
     def rows(self) -> Iterator[dict]:
         """Every record, in file order; raises if the stream disagrees with the validated count."""
@@ -317,10 +318,15 @@ def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]
 def open_table(path: str, delimiter: Optional[str] = None) -> Table:
     """A validated table from a file (streamed: memory stays bounded whatever the file's size), or from
     RAGTruth's folder (response.jsonl + source_info.jsonl) as downloaded."""
-    from rt4chart.data import ragtruth
+    from rt4chart.data import ragtruth, traces
 
     if ragtruth.ragtruth_files(path):
-        return Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path), lambda: ragtruth.rows(path))
+        return Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path), lambda: ragtruth.rows(path),
+                     format=ragtruth.FORMAT)
+    fmt = traces.sniff(path)
+    if fmt is not None:
+        records = traces.read(path, fmt)
+        return Table(path, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{path} is a folder; give a .jsonl, .csv/.tsv or .parquet file, or RAGTruth's folder "
@@ -334,6 +340,13 @@ def open_table(path: str, delimiter: Optional[str] = None) -> Table:
 
 def table_from_bytes(data: bytes, name: str, delimiter: Optional[str] = None) -> Table:
     """A validated table from bytes held in memory (an upload), read exactly as a file of that name."""
+    from rt4chart.data import traces
+
     if Path(name).suffix.lower() in PARQUET_SUFFIXES:
         raise InputError(f"{name}: upload Parquet files through the command line (rt4chart batch)")
+    fmt = traces.sniff_bytes(data, name)
+    if fmt is not None:
+        check_head(data[:_HEAD], name)
+        records = traces.read_text(decode_bytes(data, name), fmt, name)
+        return Table(name, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
     return _table(lambda: io.BytesIO(data), name, delimiter)

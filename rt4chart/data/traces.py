@@ -1,0 +1,288 @@
+"""RAG traces in the OpenInference conventions, as the teams' tracing tools keep them: OpenTelemetry OTLP JSON
+(what an OTel collector's file exporter writes: one `{"resourceSpans": [...]}` request per line, or one per
+file) and Arize Phoenix span tables (`get_spans_dataframe()` saved as Parquet or JSONL, columns
+`context.trace_id`, `span_kind`, `attributes.*`).
+
+One trace is one record: the question is the root span's `input.value`, the passages are the documents of
+its RETRIEVER spans (`retrieval.documents.N.document.content`, with their ids, scores and metadata), in the
+order they were retrieved, and the answer is the root span's `output.value` (or, when the root has none, the
+last LLM span's). Its id is the trace id; the root span id, the model (`llm.model_name`) and the start time
+come along, so verdicts can be written back to the spans they judge. A trace without a retriever or without
+an answer is refused with its trace id: nothing is audited against an empty context by mistake."""
+from __future__ import annotations
+
+import base64
+import json
+import math
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable, Iterator, Optional
+
+from rt4chart.core.errors import InputError
+
+OTLP_FORMAT = "OpenTelemetry OTLP JSON spans (OpenInference)"
+PHOENIX_FORMAT = "Arize Phoenix spans (OpenInference)"
+COLUMNS = ["id", "context", "answer", "question", "model", "timestamp", "trace_id", "span_id", "retriever_span_ids"]
+KIND = "openinference.span.kind"
+DOCS = "retrieval.documents"
+
+
+@dataclass
+class Span:
+    trace_id: str
+    span_id: str
+    parent_id: Optional[str]
+    name: str
+    start: str                       # ISO 8601, UTC
+    attributes: dict[str, Any] = field(default_factory=dict)   # dotted keys, as OpenInference names them
+
+    @property
+    def kind(self) -> str:
+        return str(self.attributes.get(KIND) or "").upper()
+
+
+def _hex_id(value: Any, size: int) -> str:
+    """A trace (16 bytes) or span (8 bytes) id as hex: OTLP JSON writes hex, protobuf's JSON mapping base64."""
+    text = str(value or "")
+    if len(text) == 2 * size and all(c in "0123456789abcdefABCDEF" for c in text):
+        return text.lower()
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        return text
+    return raw.hex() if len(raw) == size else text
+
+
+def _otlp_value(value: dict) -> Any:
+    for key in ("stringValue", "boolValue", "doubleValue"):
+        if key in value:
+            return value[key]
+    if "intValue" in value:
+        return int(value["intValue"])  # a string in OTLP JSON (64-bit)
+    if "arrayValue" in value:
+        return [_otlp_value(v) for v in value["arrayValue"].get("values", [])]
+    if "kvlistValue" in value:
+        return {kv["key"]: _otlp_value(kv.get("value", {})) for kv in value["kvlistValue"].get("values", [])}
+    return None
+
+
+def _iso_of_nanos(nanos: Any) -> str:
+    try:
+        return datetime.fromtimestamp(int(nanos) / 1e9, tz=timezone.utc).isoformat()
+    except (TypeError, ValueError, OverflowError):
+        return ""
+
+
+def otlp_spans(request: dict, where: str) -> Iterator[Span]:
+    """The spans of one OTLP ExportTraceServiceRequest in JSON."""
+    resource_spans = request.get("resourceSpans")
+    if not isinstance(resource_spans, list):
+        raise InputError(f"{where}: not an OTLP trace export (no resourceSpans list)")
+    for resource in resource_spans:
+        for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
+            for s in scope.get("spans") or []:
+                if not isinstance(s, dict) or not s.get("traceId") or not s.get("spanId"):
+                    raise InputError(f"{where}: a span without traceId/spanId")
+                attributes = {a["key"]: _otlp_value(a.get("value") or {}) for a in s.get("attributes") or []
+                              if isinstance(a, dict) and "key" in a}
+                parent = s.get("parentSpanId")
+                yield Span(_hex_id(s["traceId"], 16), _hex_id(s["spanId"], 8), _hex_id(parent, 8) if parent else None,
+                           str(s.get("name", "")), _iso_of_nanos(s.get("startTimeUnixNano")), attributes)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def phoenix_span(row: dict) -> Span:
+    """A span of Phoenix: a row of its spans table (`get_spans_dataframe()`: `context.trace_id`,
+    `attributes.*` columns), or a span of its REST API (`get_spans()`: `context` and `attributes` objects)."""
+    if isinstance(row.get("context"), dict):
+        context = row["context"]
+        row = {**{f"attributes.{k}": v for k, v in (row.get("attributes") or {}).items()},
+               **{k: v for k, v in row.items() if k not in ("context", "attributes")},
+               "context.trace_id": context.get("trace_id"), "context.span_id": context.get("span_id")}
+    attributes = {k[len("attributes."):]: v for k, v in row.items() if k.startswith("attributes.") and not _missing(v)}
+    if row.get("span_kind") and KIND not in attributes:
+        attributes[KIND] = row["span_kind"]
+    start: Any = row.get("start_time")
+    start_text = start.isoformat() if start is not None and hasattr(start, "isoformat") else str(start or "")
+    return Span(str(row.get("context.trace_id") or ""), str(row.get("context.span_id") or ""),
+                str(row["parent_id"]) if row.get("parent_id") else None, str(row.get("name") or ""), start_text,
+                attributes)
+
+
+def is_phoenix_table(columns: Iterable[str]) -> bool:
+    names = set(columns)
+    return {"context.trace_id", "context.span_id"} <= names and ("span_kind" in names or f"attributes.{KIND}" in names)
+
+
+def documents(span: Span) -> list[dict]:
+    """The span's retrieved documents: a list under `retrieval.documents` (Phoenix tables) or flattened
+    `retrieval.documents.N.document.*` attributes (OTLP)."""
+    a = span.attributes
+    listed = a.get(DOCS)
+    items: list[dict] = []
+    if isinstance(listed, (list, tuple)) or (listed is not None and hasattr(listed, "tolist")):
+        for doc in (listed.tolist() if hasattr(listed, "tolist") else listed):
+            if isinstance(doc, dict):
+                items.append({k.removeprefix("document."): v for k, v in doc.items()})
+    else:
+        found: dict[int, dict] = {}
+        prefix = DOCS + "."
+        for key, value in a.items():
+            if not key.startswith(prefix):
+                continue
+            index, _, rest = key[len(prefix):].partition(".")
+            if index.isdigit() and rest.startswith("document."):
+                found.setdefault(int(index), {})[rest[len("document."):]] = value
+        items = [found[i] for i in sorted(found)]
+    out = []
+    for doc in items:
+        metadata = doc.get("metadata")
+        if isinstance(metadata, str):
+            try:
+                metadata = json.loads(metadata)
+            except ValueError:
+                metadata = {"metadata": metadata}
+        passage = {"content": doc.get("content") if isinstance(doc.get("content"), str) else "",
+                   "id": doc.get("id"), "score": doc.get("score")}
+        if isinstance(metadata, dict):
+            passage["metadata"] = metadata
+        out.append({k: v for k, v in passage.items() if v is not None})
+    return out
+
+
+def _output_of(span: Span) -> Optional[str]:
+    value = span.attributes.get("output.value")
+    if isinstance(value, str) and value.strip():
+        return value
+    message = span.attributes.get("llm.output_messages.0.message.content")
+    return message if isinstance(message, str) and message.strip() else None
+
+
+def records_of(spans: Iterable[Span], where: str) -> list[dict]:
+    """One record per trace, in the order the traces first appear."""
+    by_trace: dict[str, list[Span]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, []).append(span)
+    records = []
+    for trace_id, members in by_trace.items():
+        ids = {s.span_id for s in members}
+        roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
+        root = min(roots, key=lambda s: s.start) if roots else members[0]
+        ordered = sorted(members, key=lambda s: s.start)
+        retrievers = [s for s in ordered if s.kind == "RETRIEVER"]
+        if not retrievers:
+            raise InputError(f"{where}: trace {trace_id} has no RETRIEVER span (openinference.span.kind): no "
+                             "context to audit its answer against")
+        llms = [s for s in ordered if s.kind == "LLM" and _output_of(s)]
+        answer = _output_of(root) if root.kind != "RETRIEVER" else None
+        answer = answer or (_output_of(llms[-1]) if llms else None)
+        if answer is None:
+            raise InputError(f"{where}: trace {trace_id} has no answer (no output.value on its root span or an "
+                             "LLM span)")
+        question = root.attributes.get("input.value")
+        if not isinstance(question, str) or not question.strip():
+            question = retrievers[0].attributes.get("input.value")
+        model = next((s.attributes.get("llm.model_name") for s in reversed(llms) if s.attributes.get("llm.model_name")),
+                     None)
+        records.append({"id": trace_id, "context": [d for s in retrievers for d in documents(s)], "answer": answer,
+                        "question": question if isinstance(question, str) else None, "model": model,
+                        "timestamp": root.start, "trace_id": trace_id, "span_id": root.span_id,
+                        "retriever_span_ids": [s.span_id for s in retrievers]})
+    return records
+
+
+def _sniff_json(head: bytes) -> Optional[str]:
+    text = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n")
+    if not text.startswith("{"):
+        return None
+    if '"resourceSpans"' in text[:4096]:
+        return OTLP_FORMAT
+    first = text.split("\n", 1)[0]
+    if '"context.trace_id"' in first and '"context.span_id"' in first:
+        return PHOENIX_FORMAT
+    if '"span_kind"' in first and '"trace_id"' in first and '"context"' in first:
+        return PHOENIX_FORMAT
+    return None
+
+
+def sniff(path: str) -> Optional[str]:
+    """The traces format of a file (OTLP JSON, or a Phoenix spans table in JSONL or Parquet), or None."""
+    from pathlib import Path
+
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if not p.is_file():
+        return None
+    if suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            names = pq.ParquetFile(path).schema_arrow.names
+        except Exception:  # not Parquet, or no pyarrow: the table reader says which
+            return None
+        return PHOENIX_FORMAT if is_phoenix_table(names) else None
+    if suffix in (".json", ".jsonl", ".ndjson"):
+        with p.open("rb") as handle:
+            return _sniff_json(handle.read(65536))
+    return None
+
+
+def sniff_bytes(data: bytes, name: str) -> Optional[str]:
+    from pathlib import Path
+
+    return _sniff_json(data[:65536]) if Path(name).suffix.lower() in (".json", ".jsonl", ".ndjson") else None
+
+
+def _json_documents(text: str, where: str) -> Iterator[tuple[str, dict]]:
+    """The JSON objects of a file: one (pretty-printed or not), or one per line."""
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict):
+        yield where, whole
+        return
+    if isinstance(whole, list):
+        for k, item in enumerate(whole, 1):
+            if not isinstance(item, dict):
+                raise InputError(f"{where}: item {k}: expected a JSON object")
+            yield f"{where}: item {k}", item
+        return
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"{where}: line {n}: not valid JSON ({exc})") from None
+        if not isinstance(item, dict):
+            raise InputError(f"{where}: line {n}: expected a JSON object")
+        yield f"{where}: line {n}", item
+
+
+def read_text(text: str, fmt: str, where: str) -> list[dict]:
+    """The records of a traces file's text (OTLP JSON, or a Phoenix spans table in JSONL)."""
+    if fmt == OTLP_FORMAT:
+        spans = [s for at, request in _json_documents(text, where) for s in otlp_spans(request, at)]
+    else:
+        spans = [phoenix_span(row) for _at, row in _json_documents(text, where)]
+    return records_of(spans, where)
+
+
+def read(path: str, fmt: str) -> list[dict]:
+    """The records of a traces file; the whole file is read (a trace's spans may be anywhere in it)."""
+    from pathlib import Path
+
+    if Path(path).suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        rows = pq.read_table(path).to_pylist()
+        return records_of([phoenix_span(r) for r in rows], path)
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return read_text(text, fmt, path)
