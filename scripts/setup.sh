@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Set up rt4chart on a fresh machine: a virtual environment with the package, the app and
 # (with --dev) the test tools; with --browser also Debian's headless Chromium, with --postgres Debian's
-# PostgreSQL server (both for the tests). A second run with nothing changed installs nothing.
+# PostgreSQL server (both for the tests), with --phoenix an Arize Phoenix server in its own environment
+# (.venv-phoenix: its many pins stay out of rt4chart's; the tests start it on loopback). A second run with
+# nothing changed installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want_dev=0; want_browser=0; want_postgres=0
+want_dev=0; want_browser=0; want_postgres=0; want_phoenix=0
 for arg in "$@"; do
   case "$arg" in
     --dev) want_dev=1 ;;
     --browser) want_browser=1 ;;
     --postgres) want_postgres=1 ;;
-    *) echo "setup.sh: unknown option $arg (use --dev, --browser, --postgres)" >&2; exit 2 ;;
+    --phoenix) want_phoenix=1 ;;
+    *) echo "setup.sh: unknown option $arg (use --dev, --browser, --postgres, --phoenix)" >&2; exit 2 ;;
   esac
 done
 PY=${PYTHON:-python3}
@@ -49,4 +52,18 @@ if [ "$want_browser" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
 fi
 if [ "$want_postgres" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   apt_install postgresql
+fi
+PHOENIX_SERVER_VERSION=20.26.1  # the server the round-trip tests run against
+if [ "$want_phoenix" = 1 ] && [ "$(cat .venv-phoenix/.rt4chart-setup 2>/dev/null || true)" != "$PHOENIX_SERVER_VERSION" ]; then
+  [ -x .venv-phoenix/bin/python ] || "$PY" -m venv .venv-phoenix
+  log=$(mktemp)
+  if ! .venv-phoenix/bin/python -m pip install -q --disable-pip-version-check "arize-phoenix==$PHOENIX_SERVER_VERSION" \
+      >"$log" 2>&1; then
+    cat "$log" >&2
+    rm -f "$log"
+    echo "setup.sh: pip install of arize-phoenix failed" >&2
+    exit 1
+  fi
+  rm -f "$log"
+  echo "$PHOENIX_SERVER_VERSION" > .venv-phoenix/.rt4chart-setup
 fi

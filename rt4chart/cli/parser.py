@@ -126,9 +126,11 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     _judge_args(p)
     p.set_defaults(func=cmd_predict)
 
+    from rt4chart.cli.phoenix import add_parser as add_phoenix_parser
     from rt4chart.cli.runs import add_parser as add_runs_parser
 
     add_runs_parser(sub)
+    add_phoenix_parser(sub)
 
     p = sub.add_parser("insights", help="action items for the RAG team from an audited file (needs an LLM judge)")
     p.add_argument("input", help="output of rt4chart predict/batch (JSONL)")
