@@ -315,10 +315,10 @@ def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]
     raise InputError(f"{source}: unsupported file type {suffix or '(none)'}; use .csv, .tsv, .jsonl or .parquet")
 
 
-def open_table(path: str, delimiter: Optional[str] = None) -> Table:
-    """A validated table from a file (streamed: memory stays bounded whatever the file's size), or from
-    RAGTruth's folder (response.jsonl + source_info.jsonl) as downloaded."""
-    from rt4chart.data import ragtruth, traces
+def _recognised(path: str) -> Optional[Table]:
+    """A file (or RAGTruth's folder) in a format known by its shape, read whole: RAGTruth, OpenInference traces,
+    HaluEval, FaithBench. None for a plain table."""
+    from rt4chart.data import benchmarks, ragtruth, traces
 
     if ragtruth.ragtruth_files(path):
         return Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path), lambda: ragtruth.rows(path),
@@ -327,6 +327,22 @@ def open_table(path: str, delimiter: Optional[str] = None) -> Table:
     if fmt is not None:
         records = traces.read(path, fmt)
         return Table(path, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
+    fmt = benchmarks.sniff(path)
+    if fmt is not None:
+        columns, found = benchmarks.read(path, fmt)
+        return Table(path, "benchmark", columns, len(found), lambda: iter(found), format=fmt)
+    return None
+
+
+def open_table(path: str, delimiter: Optional[str] = None) -> Table:
+    """A validated table from a file (streamed: memory stays bounded whatever the file's size), or from a
+    format known by its shape (RAGTruth's folder of response.jsonl + source_info.jsonl, OpenInference traces,
+    HaluEval, FaithBench), read whole."""
+    from rt4chart.data import ragtruth
+
+    recognised = _recognised(path)
+    if recognised is not None:
+        return recognised
     p = Path(path)
     if p.is_dir():
         raise InputError(f"{path} is a folder; give a .jsonl, .csv/.tsv or .parquet file, or RAGTruth's folder "
@@ -340,7 +356,7 @@ def open_table(path: str, delimiter: Optional[str] = None) -> Table:
 
 def table_from_bytes(data: bytes, name: str, delimiter: Optional[str] = None) -> Table:
     """A validated table from bytes held in memory (an upload), read exactly as a file of that name."""
-    from rt4chart.data import traces
+    from rt4chart.data import benchmarks, traces
 
     if Path(name).suffix.lower() in PARQUET_SUFFIXES:
         raise InputError(f"{name}: upload Parquet files through the command line (rt4chart batch)")
@@ -349,4 +365,9 @@ def table_from_bytes(data: bytes, name: str, delimiter: Optional[str] = None) ->
         check_head(data[:_HEAD], name)
         records = traces.read_text(decode_bytes(data, name), fmt, name)
         return Table(name, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
+    fmt = benchmarks.sniff_head(data[:65536], name)
+    if fmt is not None:
+        check_head(data[:_HEAD], name)
+        columns, found = benchmarks.read_text(decode_bytes(data, name), fmt, name)
+        return Table(name, "benchmark", columns, len(found), lambda: iter(found), format=fmt)
     return _table(lambda: io.BytesIO(data), name, delimiter)
