@@ -2,18 +2,20 @@
 # Set up rt4chart on a fresh machine: a virtual environment with the package, the app and
 # (with --dev) the test tools; with --browser also Debian's headless Chromium, with --postgres Debian's
 # PostgreSQL server (both for the tests), with --phoenix an Arize Phoenix server in its own environment
-# (.venv-phoenix: its many pins stay out of rt4chart's; the tests start it on loopback). A second run with
-# nothing changed installs nothing.
+# (.venv-phoenix: its many pins stay out of rt4chart's; the tests start it on loopback), with --formats the
+# packages whose files the format tests read (.venv-formats: ragas, deepeval, langchain, langsmith write them).
+# A second run with nothing changed installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-want_dev=0; want_browser=0; want_postgres=0; want_phoenix=0
+want_dev=0; want_browser=0; want_postgres=0; want_phoenix=0; want_formats=0
 for arg in "$@"; do
   case "$arg" in
     --dev) want_dev=1 ;;
     --browser) want_browser=1 ;;
     --postgres) want_postgres=1 ;;
     --phoenix) want_phoenix=1 ;;
-    *) echo "setup.sh: unknown option $arg (use --dev, --browser, --postgres, --phoenix)" >&2; exit 2 ;;
+    --formats) want_formats=1 ;;
+    *) echo "setup.sh: unknown option $arg (use --dev, --browser, --postgres, --phoenix, --formats)" >&2; exit 2 ;;
   esac
 done
 PY=${PYTHON:-python3}
@@ -53,17 +55,23 @@ fi
 if [ "$want_postgres" = 1 ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
   apt_install postgresql
 fi
-PHOENIX_SERVER_VERSION=20.26.1  # the server the round-trip tests run against
-if [ "$want_phoenix" = 1 ] && [ "$(cat .venv-phoenix/.rt4chart-setup 2>/dev/null || true)" != "$PHOENIX_SERVER_VERSION" ]; then
-  [ -x .venv-phoenix/bin/python ] || "$PY" -m venv .venv-phoenix
-  log=$(mktemp)
-  if ! .venv-phoenix/bin/python -m pip install -q --disable-pip-version-check "arize-phoenix==$PHOENIX_SERVER_VERSION" \
-      >"$log" 2>&1; then
+side_venv() {  # side_venv DIR STAMP PACKAGE...: a venv of its own with exactly these packages
+  local dir=$1 stamp=$2; shift 2
+  [ "$(cat "$dir/.rt4chart-setup" 2>/dev/null || true)" = "$stamp" ] && return 0
+  [ -x "$dir/bin/python" ] || "$PY" -m venv "$dir"
+  local log; log=$(mktemp)
+  if ! "$dir/bin/python" -m pip install -q --disable-pip-version-check "$@" >"$log" 2>&1; then
     cat "$log" >&2
     rm -f "$log"
-    echo "setup.sh: pip install of arize-phoenix failed" >&2
+    echo "setup.sh: pip install of $* into $dir failed" >&2
     exit 1
   fi
   rm -f "$log"
-  echo "$PHOENIX_SERVER_VERSION" > .venv-phoenix/.rt4chart-setup
-fi
+  echo "$stamp" > "$dir/.rt4chart-setup"
+}
+# the server the round-trip tests run against, and the writers the format tests read (tested versions)
+PHOENIX_SERVER="arize-phoenix==20.26.1"
+FORMAT_WRITERS="ragas==0.4.3 langchain-community==0.3.31 deepeval==4.3.1 langsmith==0.15.1 pyarrow"
+[ "$want_phoenix" = 1 ] && side_venv .venv-phoenix "$PHOENIX_SERVER" $PHOENIX_SERVER
+[ "$want_formats" = 1 ] && side_venv .venv-formats "$FORMAT_WRITERS" $FORMAT_WRITERS
+exit 0

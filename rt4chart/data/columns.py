@@ -81,6 +81,10 @@ KNOWN_FORMATS = (
     ("DeepEval test cases", {"input", "actual_output", "retrieval_context"},
      {"context": "retrieval_context", "answer": "actual_output", "question": "input"}),
 )
+# How each format writes a list of passages into one text cell (CSV, and DeepEval's JSONL too): RAGAS' to_csv
+# (pandas) writes the list's Python repr, DeepEval's save_as joins the passages with "|" (and reads them back so).
+LIST_CELLS = {"RAGAS EvaluationDataset": "python-list", "RAGAS (before 0.2)": "python-list",
+              "DeepEval test cases": "pipe"}
 
 
 def known_format(columns: Iterable[str]) -> Optional[tuple[str, dict[str, Optional[str]]]]:
@@ -91,6 +95,15 @@ def known_format(columns: Iterable[str]) -> Optional[tuple[str, dict[str, Option
             ids = next((c for c in EXACT["id"] if c in names), None)
             return name, {**roles, "id": ids}
     return None
+
+
+def list_cells(columns: Iterable[str], context_column: Optional[str]) -> Optional[str]:
+    """How the known format of `columns` writes its list of passages into a text cell, when `context_column`
+    is that format's passages column ("python-list", "pipe"); None otherwise."""
+    known = known_format(columns)
+    if known is None or known[1].get("context") != context_column:
+        return None
+    return LIST_CELLS.get(known[0])
 
 
 def detect_columns(columns: Sequence[str], rows: Sequence[dict] = ()) -> dict[str, Optional[str]]:

@@ -1,6 +1,7 @@
 """Records to audit from tables (column mapping, ids, per-record problems) and text files."""
 from __future__ import annotations
 
+import ast
 import json
 import sys
 from pathlib import Path
@@ -8,7 +9,7 @@ from typing import Callable, Iterable, Iterator, Optional, Sequence
 
 from rt4chart.core.errors import InputError
 from rt4chart.core.rows import Record  # noqa: F401 - re-exported
-from rt4chart.data.columns import EXACT, detect_columns  # noqa: F401 - detect_columns is part of this module's API
+from rt4chart.data.columns import EXACT, detect_columns, list_cells  # noqa: F401 - detect_columns is part of this module's API
 from rt4chart.data.tables import JsonNumber, Table, UnreadableRow, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 
 
@@ -73,6 +74,7 @@ def resolve_roles(columns: list[str], mapping: Optional[dict], source: str,
     if unknown:
         raise InputError(f"{source}: no such column for {', '.join(unknown)}. Columns found: "
                          f"{', '.join(map(str, columns)) or '(none)'}")
+    roles["context_cells"] = list_cells(columns, roles.get("context"))  # a known format's passages in one cell
     missing = [r for r in ("context", "answer") if not roles.get(r)]
     if missing:
         raise InputError(f"{source}: no column for {' and '.join(missing)}. Columns found: "
@@ -140,7 +142,26 @@ def passages_text(value: list) -> str:
     return "\n\n".join(blocks)
 
 
-def _context_of(value) -> str:
+def list_of_cell(value, encoding: Optional[str]):
+    """A text cell that holds a list of passages in a known format's own encoding, as the list; else the value.
+    "python-list": the list's Python repr (RAGAS' to_csv), read as a literal, never evaluated as code;
+    "pipe": passages joined with "|" (DeepEval's save_as)."""
+    if not isinstance(value, str) or encoding is None:
+        return value
+    text = value.strip()
+    if encoding == "python-list" and text.startswith("[") and text.endswith("]"):
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return value
+        return parsed if isinstance(parsed, list) and all(isinstance(v, str) for v in parsed) else value
+    if encoding == "pipe" and "|" in text:
+        return text.split("|")
+    return value
+
+
+def _context_of(value, encoding: Optional[str] = None) -> str:
+    value = list_of_cell(value, encoding)
     if isinstance(value, (list, tuple)) and value and all(isinstance(v, (str, dict)) for v in value):
         return passages_text(list(value))
     return _cell(value) or ""
@@ -151,7 +172,8 @@ def make_record(row: dict, roles: dict, n: int, rid: str, original: Optional[str
     `error`."""
     if isinstance(row, UnreadableRow):
         return Record(id=rid, renamed_from=original, context="", answer="", row=n, error=f"InputError: {row.problem}")
-    record = Record(id=rid, renamed_from=original, context=_context_of(row.get(roles["context"])),
+    record = Record(id=rid, renamed_from=original, context=_context_of(row.get(roles["context"]),
+                                                                       roles.get("context_cells")),
                     answer=_cell(row.get(roles["answer"])) or "", question=_question_of(row, roles.get("question")),
                     extra={k: v for k, v in row.items() if k not in (roles["context"], roles["answer"])}, row=n)
     for name, value in (("id", record.id), ("context", record.context), ("answer", record.answer),

@@ -301,10 +301,38 @@ def _parquet_table(path: str) -> Table:
     return Table(path, "parquet", list(parquet.schema_arrow.names), parquet.metadata.num_rows, rows)
 
 
+def _json_array_table(opener: Callable[[], BinaryIO], source: str) -> Table:
+    """A .json file holding one array of objects (what DeepEval's `save_as(file_type="json")` and many exports
+    write), read whole; each object a record, in order; anything else in it is refused with its position."""
+    with opener() as raw:
+        data = raw.read()
+    text = decode_bytes(data, source)
+    try:
+        items = parse_json(text.lstrip("\ufeff"))
+    except RecursionError:
+        raise InputError(f"{source}: the JSON nests deeper than the reader can follow; flatten it") from None
+    except _DuplicateKey as exc:
+        raise InputError(f"{source}: the key {exc.args[0]!r} appears twice in one object; keep one") from None
+    except _NotJsonConstant as exc:
+        raise InputError(f"{source}: {exc.args[0]} is not JSON; write null for a missing value") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    bad = next((k for k, item in enumerate(items, 1) if not isinstance(item, dict)), None)
+    if bad is not None:
+        raise InputError(f"{source}: item {bad} of the array is not a JSON object")
+    columns: dict[str, None] = {}
+    for item in items:
+        columns.update(dict.fromkeys(item))
+    return Table(source, "json", list(columns), len(items), lambda: iter(items))
+
+
 def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]) -> Table:
     with opener() as raw:
-        check_head(raw.read(_HEAD), source)
+        head = raw.read(_HEAD)
+    check_head(head, source)
     suffix = Path(source).suffix.lower()
+    if suffix == ".json" and head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        return _json_array_table(opener, source)
     if suffix in JSONL_SUFFIXES:
         columns, count = _validate_jsonl(opener, source)
         return Table(source, "jsonl", columns, count, lambda: _jsonl_rows(opener, source))

@@ -1,7 +1,8 @@
-"""RAG traces in the OpenInference conventions, as the teams' tracing tools keep them: OpenTelemetry OTLP JSON
+"""RAG traces as the teams' tracing tools keep them: OpenTelemetry OTLP JSON in the OpenInference conventions
 (what an OTel collector's file exporter writes: one `{"resourceSpans": [...]}` request per line, or one per
-file) and Arize Phoenix span tables (`get_spans_dataframe()` saved as Parquet or JSONL, columns
-`context.trace_id`, `span_kind`, `attributes.*`).
+file), Arize Phoenix spans (`get_spans_dataframe()` saved as Parquet or JSONL, columns `context.trace_id`,
+`span_kind`, `attributes.*`; or its REST spans, `rt4chart phoenix pull`), and LangSmith runs (`list_runs()`
+or LangChain's tracers, one run per line, flat with `parent_run_id` or nested in `child_runs`), read as spans.
 
 One trace is one record: the question is the root span's `input.value`, the passages are the documents of
 its RETRIEVER spans (`retrieval.documents.N.document.content`, with their ids, scores and metadata), in the
@@ -22,6 +23,7 @@ from rt4chart.core.errors import InputError
 
 OTLP_FORMAT = "OpenTelemetry OTLP JSON spans (OpenInference)"
 PHOENIX_FORMAT = "Arize Phoenix spans (OpenInference)"
+LANGSMITH_FORMAT = "LangSmith runs"
 COLUMNS = ["id", "context", "answer", "question", "model", "timestamp", "trace_id", "span_id", "retriever_span_ids"]
 KIND = "openinference.span.kind"
 DOCS = "retrieval.documents"
@@ -110,6 +112,61 @@ def phoenix_span(row: dict) -> Span:
     return Span(str(row.get("context.trace_id") or ""), str(row.get("context.span_id") or ""),
                 str(row["parent_id"]) if row.get("parent_id") else None, str(row.get("name") or ""), start_text,
                 attributes)
+
+
+_QUESTION_KEYS = ("question", "input", "query", "user_input", "prompt")
+_ANSWER_KEYS = ("output", "answer", "result", "response", "text")
+
+
+def _text_in(values: Any, keys: tuple[str, ...]) -> Optional[str]:
+    """The run's text under one of `keys`, or its only text value."""
+    if isinstance(values, str):
+        return values
+    if not isinstance(values, dict):
+        return None
+    for key in keys:
+        if isinstance(values.get(key), str) and values[key].strip():
+            return values[key]
+    texts = [v for v in values.values() if isinstance(v, str) and v.strip()]
+    return texts[0] if len(texts) == 1 else None
+
+
+def langsmith_runs(run: dict) -> Iterator[dict]:
+    """A run and its nested `child_runs` (an export of run trees), flattened."""
+    yield run
+    for child in run.get("child_runs") or []:
+        if isinstance(child, dict):
+            yield from langsmith_runs({**child, "trace_id": child.get("trace_id") or run.get("trace_id"),
+                                       "parent_run_id": child.get("parent_run_id") or run.get("id")})
+
+
+def langsmith_span(run: dict) -> Span:
+    """A LangSmith run (`Client.list_runs()`, LangChain's tracers) as an OpenInference span: a `retriever` run's
+    `outputs.documents` (LangChain Documents: page_content, metadata) are its documents; an `llm` run's
+    generation is its output."""
+    kind = {"retriever": "RETRIEVER", "llm": "LLM", "chat_model": "LLM"}.get(str(run.get("run_type")), "CHAIN")
+    attributes: dict[str, Any] = {KIND: kind}
+    question = _text_in(run.get("inputs"), _QUESTION_KEYS)
+    if question:
+        attributes["input.value"] = question
+    outputs = run.get("outputs") or {}
+    if kind == "RETRIEVER" and isinstance(outputs, dict):
+        attributes[DOCS] = [{"document.content": d.get("page_content"), "document.metadata": d.get("metadata"),
+                             "document.id": d.get("id")} for d in outputs.get("documents") or [] if isinstance(d, dict)]
+    elif kind == "LLM" and isinstance(outputs, dict) and outputs.get("generations"):
+        first = outputs["generations"][0]
+        first = first[0] if isinstance(first, list) and first else first
+        if isinstance(first, dict) and isinstance(first.get("text"), str):
+            attributes["output.value"] = first["text"]
+    else:
+        answer = _text_in(outputs, _ANSWER_KEYS)
+        if answer:
+            attributes["output.value"] = answer
+    if (run.get("extra") or {}).get("metadata", {}).get("ls_model_name"):
+        attributes["llm.model_name"] = run["extra"]["metadata"]["ls_model_name"]
+    return Span(str(run.get("trace_id") or run.get("id")), str(run.get("id")),
+                str(run["parent_run_id"]) if run.get("parent_run_id") else None, str(run.get("name") or ""),
+                str(run.get("start_time") or ""), attributes)
 
 
 def is_phoenix_table(columns: Iterable[str]) -> bool:
@@ -205,6 +262,8 @@ def _sniff_json(head: bytes) -> Optional[str]:
         return PHOENIX_FORMAT
     if '"span_kind"' in first and '"trace_id"' in first and '"context"' in first:
         return PHOENIX_FORMAT
+    if '"run_type"' in first and '"inputs"' in first and '"outputs"' in first and '"trace_id"' in first:
+        return LANGSMITH_FORMAT
     return None
 
 
@@ -267,6 +326,8 @@ def read_text(text: str, fmt: str, where: str) -> list[dict]:
     """The records of a traces file's text (OTLP JSON, or a Phoenix spans table in JSONL)."""
     if fmt == OTLP_FORMAT:
         spans = [s for at, request in _json_documents(text, where) for s in otlp_spans(request, at)]
+    elif fmt == LANGSMITH_FORMAT:
+        spans = [langsmith_span(r) for _at, run in _json_documents(text, where) for r in langsmith_runs(run)]
     else:
         spans = [phoenix_span(row) for _at, row in _json_documents(text, where)]
     return records_of(spans, where)

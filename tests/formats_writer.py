@@ -1,0 +1,113 @@
+"""Writes RAG logs with the real packages (run by tests/test_real_formats.py with .venv-formats' Python, where
+ragas, deepeval and langchain/langsmith are installed: scripts/setup.sh --formats). Each file is written by the
+package's own save call; `expected.json` lists what each file holds, for the test to compare with what
+rt4chart reads.
+
+    .venv-formats/bin/python tests/formats_writer.py OUT_DIR
+"""
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "YES")
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
+os.environ.setdefault("LANGCHAIN_TRACING_V2", "false")
+
+# (question, passages, answer, reference); a passage with "|" and one with a comma and quotes on purpose
+LOGS = [
+    ("How high is the Kariba dam?", ["The Kariba dam is 128 metres high.", "It was completed in 1959."],
+     "The Kariba dam is 128 metres high.", "128 metres"),
+    ("When did the bridge open?", ["The bridge opened on 14 May 1998, after \"years\" of work.",
+                                   "It is 1,240 metres long."], "The bridge opened in 2001.", "14 May 1998"),
+    ("Who wrote the report?", ["The report was written by Ana Silva.", "It has 40 pages."],
+     "Ana Silva wrote the report.", "Ana Silva"),
+]
+
+
+def ragas_files(out: Path) -> dict:
+    from ragas import EvaluationDataset, SingleTurnSample
+
+    dataset = EvaluationDataset(samples=[SingleTurnSample(user_input=q, retrieved_contexts=p, response=a, reference=r)
+                                         for q, p, a, r in LOGS])
+    dataset.to_jsonl(str(out / "ragas.jsonl"))
+    dataset.to_csv(str(out / "ragas.csv"))
+    dataset.to_pandas().to_parquet(out / "ragas.parquet")
+    return {name: "RAGAS EvaluationDataset" for name in ("ragas.jsonl", "ragas.csv", "ragas.parquet")}
+
+
+def deepeval_files(out: Path) -> dict:
+    from deepeval.dataset import EvaluationDataset, Golden
+    from deepeval.test_case import LLMTestCase
+
+    goldens = EvaluationDataset(goldens=[Golden(input=q, actual_output=a, expected_output=r, retrieval_context=p)
+                                         for q, p, a, r in LOGS])
+    written = {}
+    for kind in ("json", "csv", "jsonl"):
+        path = goldens.save_as(file_type=kind, directory=str(out), file_name=f"deepeval_goldens_{kind}")
+        written[Path(path).name] = "DeepEval test cases"
+    cases = EvaluationDataset()
+    for q, p, a, r in LOGS:
+        cases.add_test_case(LLMTestCase(input=q, actual_output=a, expected_output=r, retrieval_context=p))
+    path = cases.save_as(file_type="json", directory=str(out), file_name="deepeval_test_cases", include_test_cases=True)
+    written[Path(path).name] = "DeepEval test cases"
+    return written
+
+
+def langsmith_files(out: Path) -> dict:
+    """A LangChain RAG chain run with LangChain's run collector: the runs LangSmith receives, serialized by the
+    langsmith SDK, one run per line (as `Client.list_runs()` gives them), and as nested run trees."""
+    from langchain_core.documents import Document
+    from langchain_core.language_models.fake_chat_models import FakeListChatModel
+    from langchain_core.output_parsers import StrOutputParser
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.runnables import RunnablePassthrough
+    from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
+    from langsmith._internal._serde import dumps_json
+    from langsmith.schemas import Run
+
+    passages = {q: p for q, p, _a, _r in LOGS}
+
+    class Retriever(BaseRetriever):
+        def _get_relevant_documents(self, query, *, run_manager=None):
+            return [Document(page_content=text, metadata={"title": f"Atlas page {i + 1}"})
+                    for i, text in enumerate(passages[query])]
+
+    prompt = ChatPromptTemplate.from_template("Context: {context}\nQuestion: {question}")
+    model = FakeListChatModel(responses=[a for _q, _p, a, _r in LOGS])
+    chain = {"context": Retriever(), "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
+    collector = RunCollectorCallbackHandler()
+    for q, _p, _a, _r in LOGS:
+        chain.invoke(q, config={"callbacks": [collector]})
+    fields = set(Run.model_fields) - {"child_runs"}
+
+    def flat(run):
+        yield run
+        for child in run.child_runs:
+            yield from flat(child)
+
+    with (out / "langsmith_runs.jsonl").open("w") as fh:
+        for root in collector.traced_runs:
+            for run in flat(root):
+                fh.write(dumps_json({k: getattr(run, k, None) for k in fields}).decode() + "\n")
+
+    def tree(run):
+        return {**json.loads(dumps_json({k: getattr(run, k, None) for k in fields})),
+                "child_runs": [tree(c) for c in run.child_runs]}
+
+    with (out / "langsmith_trees.jsonl").open("w") as fh:
+        for root in collector.traced_runs:
+            fh.write(json.dumps(tree(root)) + "\n")
+    return {"langsmith_runs.jsonl": "LangSmith runs", "langsmith_trees.jsonl": "LangSmith runs"}
+
+
+def main() -> None:
+    out = Path(sys.argv[1])
+    out.mkdir(parents=True, exist_ok=True)
+    files = {**ragas_files(out), **deepeval_files(out), **langsmith_files(out)}
+    (out / "expected.json").write_text(json.dumps({"files": files, "logs": LOGS}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
