@@ -3,7 +3,7 @@
 # (with --dev) the test tools; with --browser also Debian's headless Chromium, with --postgres Debian's
 # PostgreSQL server (both for the tests), with --phoenix an Arize Phoenix server in its own environment
 # (.venv-phoenix: its many pins stay out of rt4chart's; the tests start it on loopback), with --formats the
-# packages whose files the format tests read (.venv-formats: ragas, deepeval, langchain, langsmith write them).
+# packages whose files the format tests read (.venv-formats: ragas, deepeval, langchain, langsmith, trulens).
 # A second run with nothing changed installs nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -71,7 +71,7 @@ side_venv() {  # side_venv DIR STAMP PACKAGE...: a venv of its own with exactly 
 }
 # the server the round-trip tests run against, and the writers the format tests read (tested versions)
 PHOENIX_SERVER="arize-phoenix==20.26.1"
-FORMAT_WRITERS="ragas==0.4.3 langchain-community==0.3.31 deepeval==4.3.1 langsmith==0.15.1 pyarrow"
+FORMAT_WRITERS="ragas==0.4.3 langchain-community==0.3.31 deepeval==4.3.1 langsmith==0.15.1 trulens-core==2.16.0 pyarrow"
 [ "$want_phoenix" = 1 ] && side_venv .venv-phoenix "$PHOENIX_SERVER" $PHOENIX_SERVER
 [ "$want_formats" = 1 ] && side_venv .venv-formats "$FORMAT_WRITERS" $FORMAT_WRITERS
 exit 0

@@ -1,5 +1,5 @@
 """Writes RAG logs with the real packages (run by tests/test_real_formats.py with .venv-formats' Python, where
-ragas, deepeval and langchain/langsmith are installed: scripts/setup.sh --formats). Each file is written by the
+ragas, deepeval, langchain/langsmith and trulens-core are installed: scripts/setup.sh --formats). Each file is written by the
 package's own save call; `expected.json` lists what each file holds, for the test to compare with what
 rt4chart reads.
 
@@ -102,10 +102,49 @@ def langsmith_files(out: Path) -> dict:
     return {"langsmith_runs.jsonl": "LangSmith runs", "langsmith_trees.jsonl": "LangSmith runs"}
 
 
+def trulens_files(out: Path) -> dict:
+    """A RAG app instrumented with TruLens (OpenTelemetry mode): its own SQLite database, and its events as
+    `get_events()` gives them, saved as JSONL."""
+    os.environ["TRULENS_OTEL_TRACING"] = "1"
+    from trulens.apps.app import TruApp
+    from trulens.core import TruSession
+    from trulens.core.otel.instrument import instrument
+    from trulens.otel.semconv.trace import SpanAttributes
+
+    session = TruSession(database_url=f"sqlite:///{out / 'default.sqlite'}")
+    passages = {q: p for q, p, _a, _r in LOGS}
+    answers = {q: a for q, _p, a, _r in LOGS}
+
+    class RAG:
+        @instrument(span_type=SpanAttributes.SpanType.RETRIEVAL,
+                    attributes={SpanAttributes.RETRIEVAL.QUERY_TEXT: "query",
+                                SpanAttributes.RETRIEVAL.RETRIEVED_CONTEXTS: "return"})
+        def retrieve(self, query: str) -> list:
+            return passages[query]
+
+        @instrument(span_type=SpanAttributes.SpanType.GENERATION)
+        def generate(self, query: str, contexts: list) -> str:
+            return answers[query]
+
+        @instrument(attributes={SpanAttributes.RECORD_ROOT.INPUT: "query", SpanAttributes.RECORD_ROOT.OUTPUT: "return"})
+        def query(self, query: str) -> str:
+            return self.generate(query, self.retrieve(query))
+
+    rag = RAG()
+    app = TruApp(rag, app_name="rag", app_version="v1")
+    for q, _p, _a, _r in LOGS:
+        with app:
+            rag.query(q)
+    session.force_flush()
+    session.connector.get_events(app_name="rag").to_json(out / "trulens_events.jsonl", orient="records", lines=True,
+                                                                date_format="iso")
+    return {"default.sqlite": "TruLens OpenTelemetry events", "trulens_events.jsonl": "TruLens OpenTelemetry events"}
+
+
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    files = {**ragas_files(out), **deepeval_files(out), **langsmith_files(out)}
+    files = {**ragas_files(out), **deepeval_files(out), **langsmith_files(out), **trulens_files(out)}
     (out / "expected.json").write_text(json.dumps({"files": files, "logs": LOGS}, indent=1))
 
 

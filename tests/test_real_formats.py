@@ -1,5 +1,5 @@
 """Files written by the real packages (tests/formats_writer.py in .venv-formats: ragas, deepeval, langchain with
-langsmith's serializer) round-trip through `rt4chart predict`: each format recognised and said, every record
+langsmith's serializer, trulens-core's own database and events) round-trip through `rt4chart predict`: each format recognised and said, every record
 read once, in order, with its question, its passages as numbered passages, and its answer."""
 import json
 import os
@@ -32,7 +32,7 @@ def written(tmp_path_factory):
 
 def test_every_file_the_packages_wrote_is_recognised_and_read_record_for_record(written):
     out, expected = written
-    assert len(expected["files"]) == 9
+    assert len(expected["files"]) == 11
     for name, fmt in expected["files"].items():
         table = open_table(str(out / name))
         records = list(table_records(table, {}))
@@ -48,7 +48,7 @@ def test_every_file_the_packages_wrote_is_recognised_and_read_record_for_record(
 
 
 @pytest.mark.parametrize("name", ["ragas.csv", "deepeval_goldens_csv.csv", "deepeval_test_cases.json",
-                                  "langsmith_runs.jsonl"])
+                                  "langsmith_runs.jsonl", "default.sqlite"])
 def test_predict_says_which_format_it_read_and_writes_one_line_per_record(written, name, tmp_path, capsys):
     out, expected = written
     assert main(["predict", str(out / name), "-o", str(tmp_path / "p.jsonl"), "--quiet"]) == 0

@@ -1,8 +1,9 @@
 """RAG traces as the teams' tracing tools keep them: OpenTelemetry OTLP JSON in the OpenInference conventions
 (what an OTel collector's file exporter writes: one `{"resourceSpans": [...]}` request per line, or one per
 file), Arize Phoenix spans (`get_spans_dataframe()` saved as Parquet or JSONL, columns `context.trace_id`,
-`span_kind`, `attributes.*`; or its REST spans, `rt4chart phoenix pull`), and LangSmith runs (`list_runs()`
-or LangChain's tracers, one run per line, flat with `parent_run_id` or nested in `child_runs`), read as spans.
+`span_kind`, `attributes.*`; or its REST spans, `rt4chart phoenix pull`), LangSmith runs (`list_runs()` or
+LangChain's tracers, one run per line, flat with `parent_run_id` or nested in `child_runs`) and TruLens'
+OpenTelemetry events (its `default.sqlite`, or `get_events()` saved as JSONL or Parquet), read as spans.
 
 One trace is one record: the question is the root span's `input.value`, the passages are the documents of
 its RETRIEVER spans (`retrieval.documents.N.document.content`, with their ids, scores and metadata), in the
@@ -24,6 +25,8 @@ from rt4chart.core.errors import InputError
 OTLP_FORMAT = "OpenTelemetry OTLP JSON spans (OpenInference)"
 PHOENIX_FORMAT = "Arize Phoenix spans (OpenInference)"
 LANGSMITH_FORMAT = "LangSmith runs"
+TRULENS_FORMAT = "TruLens OpenTelemetry events"
+TL = "ai.observability."
 COLUMNS = ["id", "context", "answer", "question", "model", "timestamp", "trace_id", "span_id", "retriever_span_ids"]
 KIND = "openinference.span.kind"
 DOCS = "retrieval.documents"
@@ -169,6 +172,59 @@ def langsmith_span(run: dict) -> Span:
                 str(run.get("start_time") or ""), attributes)
 
 
+def _json_field(value: Any) -> Any:
+    if isinstance(value, (str, bytes)):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return {}
+    return value if value is not None else {}
+
+
+def trulens_span(event: dict) -> Optional[Span]:
+    """A TruLens event (its `trulens_events` table, or `get_events()` saved): a span of one record; the record id
+    groups a record's spans (`ai.observability.record_id`). None for an event that is not a span."""
+    attrs = _json_field(event.get("record_attributes"))
+    trace = _json_field(event.get("trace"))
+    record = _json_field(event.get("record"))
+    if not isinstance(attrs, dict) or not attrs.get(TL + "record_id") or not isinstance(trace, dict):
+        return None
+    span_type = str(attrs.get(TL + "span_type") or "")
+    kind = {"retrieval": "RETRIEVER", "generation": "LLM", "record_root": "CHAIN"}.get(span_type, "CHAIN")
+    attributes: dict[str, Any] = {KIND: kind}
+    if span_type == "retrieval":
+        contexts = attrs.get(TL + "retrieval.retrieved_contexts") or attrs.get("gen_ai.retrieval.documents") or []
+        attributes[DOCS] = [{"document.content": c} for c in (contexts if isinstance(contexts, list) else [contexts])
+                            if isinstance(c, str)]
+        if isinstance(attrs.get(TL + "retrieval.query_text"), str):
+            attributes["input.value"] = attrs[TL + "retrieval.query_text"]
+    elif span_type == "record_root":
+        for ours, theirs in (("input.value", "record_root.input"), ("output.value", "record_root.output")):
+            if isinstance(attrs.get(TL + theirs), str):
+                attributes[ours] = attrs[TL + theirs]
+    elif span_type == "generation" and isinstance(attrs.get(TL + "call.return"), str):
+        attributes["output.value"] = attrs[TL + "call.return"]
+    start = event.get("start_timestamp")
+    start_text = start.isoformat() if start is not None and hasattr(start, "isoformat") else str(start or "")
+    parent = trace.get("parent_id") or None
+    return Span(str(attrs[TL + "record_id"]), str(trace.get("span_id") or ""), str(parent) if parent else None,
+                str(record.get("name") if isinstance(record, dict) else ""), start_text, attributes)
+
+
+def trulens_events_of_database(path: str) -> list[dict]:
+    """The events of a TruLens SQLite database (its `default.sqlite`), read-only."""
+    import sqlite3
+
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            conn.row_factory = sqlite3.Row
+            rows = conn.execute("SELECT record, record_attributes, trace, start_timestamp FROM trulens_events "
+                                "WHERE record_type = 'SPAN' ORDER BY start_timestamp").fetchall()
+    except sqlite3.Error as exc:
+        raise InputError(f"{path}: not a readable TruLens database ({exc})") from None
+    return [dict(r) for r in rows]
+
+
 def is_phoenix_table(columns: Iterable[str]) -> bool:
     names = set(columns)
     return {"context.trace_id", "context.span_id"} <= names and ("span_kind" in names or f"attributes.{KIND}" in names)
@@ -264,6 +320,8 @@ def _sniff_json(head: bytes) -> Optional[str]:
         return PHOENIX_FORMAT
     if '"run_type"' in first and '"inputs"' in first and '"outputs"' in first and '"trace_id"' in first:
         return LANGSMITH_FORMAT
+    if '"record_attributes"' in first and TL + "record_id" in first:
+        return TRULENS_FORMAT
     return None
 
 
@@ -282,7 +340,21 @@ def sniff(path: str) -> Optional[str]:
             names = pq.ParquetFile(path).schema_arrow.names
         except Exception:  # not Parquet, or no pyarrow: the table reader says which
             return None
+        if {"record_attributes", "trace"} <= set(names):
+            return TRULENS_FORMAT
         return PHOENIX_FORMAT if is_phoenix_table(names) else None
+    if suffix in (".sqlite", ".sqlite3", ".db"):
+        with p.open("rb") as handle:
+            if not handle.read(16).startswith(b"SQLite format 3"):
+                return None
+        import sqlite3
+
+        try:
+            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+                found = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='trulens_events'").fetchone()
+        except sqlite3.Error:
+            return None
+        return TRULENS_FORMAT if found else None
     if suffix in (".json", ".jsonl", ".ndjson"):
         with p.open("rb") as handle:
             return _sniff_json(handle.read(65536))
@@ -328,6 +400,8 @@ def read_text(text: str, fmt: str, where: str) -> list[dict]:
         spans = [s for at, request in _json_documents(text, where) for s in otlp_spans(request, at)]
     elif fmt == LANGSMITH_FORMAT:
         spans = [langsmith_span(r) for _at, run in _json_documents(text, where) for r in langsmith_runs(run)]
+    elif fmt == TRULENS_FORMAT:
+        spans = [s for _at, event in _json_documents(text, where) if (s := trulens_span(event)) is not None]
     else:
         spans = [phoenix_span(row) for _at, row in _json_documents(text, where)]
     return records_of(spans, where)
@@ -337,10 +411,14 @@ def read(path: str, fmt: str) -> list[dict]:
     """The records of a traces file; the whole file is read (a trace's spans may be anywhere in it)."""
     from pathlib import Path
 
+    if fmt == TRULENS_FORMAT and Path(path).suffix.lower() in (".sqlite", ".sqlite3", ".db"):
+        return records_of([s for e in trulens_events_of_database(path) if (s := trulens_span(e)) is not None], path)
     if Path(path).suffix.lower() == ".parquet":
         import pyarrow.parquet as pq
 
         rows = pq.read_table(path).to_pylist()
+        if fmt == TRULENS_FORMAT:
+            return records_of([s for r in rows if (s := trulens_span(r)) is not None], path)
         return records_of([phoenix_span(r) for r in rows], path)
     try:
         text = Path(path).read_text(encoding="utf-8-sig")
