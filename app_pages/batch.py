@@ -66,7 +66,10 @@ def load(name: str, data: bytes) -> None:
         return
     st.session_state["rt4.upload_seen"] = {"digest": digest}
     known = known_format(table.columns)
-    if known is not None:
+    if table.format:
+        st.session_state["rt4.recognised"] = (f"{name} was read as {table.format}: {table.count} traces, each one "
+                                              "record (its retrieved documents as numbered passages).")
+    elif known is not None:
         st.session_state["rt4.recognised"] = f"{name} was read as {known[0]}: its columns are mapped below."
     detected = detect_columns(table.columns, rows)
     mapping = {**detected, "gold": detect_gold_column(table.columns), "gold_spans": detect_spans_column(table.columns),

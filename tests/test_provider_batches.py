@@ -190,7 +190,7 @@ def test_a_cancel_stops_the_rounds_keeps_what_the_provider_answered_and_sends_no
     def cancel_in_round_2(round_no, progress):
         if round_no == 2 and progress.status == "in_progress":
             [job] = book.all()
-            assert job.line == "round 2: in_progress, 0 of 20 requests done"
+            assert job.line == "round 2 of 3: in_progress, 0 of 20 requests done"
             book.request_cancel(job.key[:8])
 
     with BatchServer() as server:
@@ -245,7 +245,7 @@ def test_runs_resume_runs_a_killed_batch_again_from_its_folder_without_its_key(t
         assert job.status == "waiting" and "sk-secret-key-777777" not in json.dumps(job.argv)
         assert main(["runs", "batches"]) == 0
         listed = capsys.readouterr().out
-        assert job.key[:12] in listed and "round 1: completed" in listed
+        assert job.key[:12] in listed and "round 1 of 3: completed" in listed
         monkeypatch.chdir(tmp_path)  # resumed from elsewhere: it runs in the batch's own folder
         monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-key-777777")
         assert main(["runs", "resume", job.key[:10]]) == 0

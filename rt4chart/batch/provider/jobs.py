@@ -64,7 +64,9 @@ class ProviderJob:
             return "starting" + (" (cancel requested)" if self.cancel_requested else "")
         total = p.get("total") or "?"
         total_text = f"{total:,}" if isinstance(total, int) else total
-        text = f"round {self.round}: {p.get('status', '?')}, {p.get('done', 0):,} of {total_text} requests done"
+        planned = p.get("planned") or 0
+        of = f" of {planned}" if planned >= self.round else ""  # repairs and retries may add rounds
+        text = f"round {self.round}{of}: {p.get('status', '?')}, {p.get('done', 0):,} of {total_text} requests done"
         if p.get("failed"):
             text += f", {p['failed']:,} failed"
         return text + (" (cancel requested)" if self.cancel_requested else "")
@@ -99,11 +101,14 @@ class JobBook:
             else:  # run again: a cancelled batch stays cancelled (nothing more is sent), a done one is read back
                 conn.execute(update(provider_jobs).where(provider_jobs.c.batch_key == key).values(**values))
 
-    def progressed(self, key: str, round_no: int, status: str, done: int, failed: int, total: int) -> None:
+    def progressed(self, key: str, round_no: int, status: str, done: int, failed: int, total: int,
+                   planned: int = 0) -> None:
+        """The provider's last word on the round (`planned`: the rounds the plan needs without repairs)."""
         with self.engine.begin() as conn:
             conn.execute(update(provider_jobs).where(provider_jobs.c.batch_key == key).values(
                 round=round_no, updated=_now(),
-                progress=json.dumps({"status": status, "done": done, "failed": failed, "total": total})))
+                progress=json.dumps({"status": status, "done": done, "failed": failed, "total": total,
+                                     "planned": planned})))
 
     def finished(self, key: str, status: str, run_id: Optional[str]) -> None:
         with self.engine.begin() as conn:

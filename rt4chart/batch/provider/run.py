@@ -94,8 +94,11 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
     jobs.started(fingerprint, via, input_path, output_path, os.getcwd(), command)
     provider = provider or provider_for(via, spec.judge, output_path, batch_dir, sleep)
 
+    planned = 3 + (spec.config.max_rounds if spec.config.reflect else 0)  # decompositions, windows, global, reflection
+
     def progressed(round_no: int, progress: Progress) -> None:
-        jobs.progressed(fingerprint, round_no, progress.status, progress.done, progress.failed, progress.total)
+        jobs.progressed(fingerprint, round_no, progress.status, progress.done, progress.failed, progress.total,
+                        planned)
         if on_progress is not None:
             on_progress(round_no, progress)
 
