@@ -259,7 +259,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             try:
                 if store_fault is not None:
                     raise store_fault
-                writer.finish(time.perf_counter() - started, manifest=run_manifest(spec))
+                said = {"input_format": summary.recognised} if summary.recognised else {}  # which format was read
+                writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec), **said})
             except StoreError as exc:
                 where = "standard output" if stream else output_path
                 raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {where}). "
