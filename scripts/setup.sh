@@ -71,7 +71,8 @@ side_venv() {  # side_venv DIR STAMP PACKAGE...: a venv of its own with exactly 
 }
 # the server the round-trip tests run against, and the writers the format tests read (tested versions)
 PHOENIX_SERVER="arize-phoenix==20.26.1"
-FORMAT_WRITERS="ragas==0.4.3 langchain-community==0.3.31 deepeval==4.3.1 langsmith==0.15.1 trulens-core==2.16.0 pyarrow"
+FORMAT_WRITERS="ragas==0.4.3 langchain-community==0.3.31 deepeval==4.3.1 langsmith==0.15.1 trulens-core==2.16.0 pyarrow \
+  openinference-instrumentation-langchain==0.1.80 opentelemetry-sdk==1.45.2 opentelemetry-exporter-otlp-proto-common==1.45.2"
 [ "$want_phoenix" = 1 ] && side_venv .venv-phoenix "$PHOENIX_SERVER" $PHOENIX_SERVER
 [ "$want_formats" = 1 ] && side_venv .venv-formats "$FORMAT_WRITERS" $FORMAT_WRITERS
 exit 0

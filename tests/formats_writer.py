@@ -1,5 +1,5 @@
 """Writes RAG logs with the real packages (run by tests/test_real_formats.py with .venv-formats' Python, where
-ragas, deepeval, langchain/langsmith and trulens-core are installed: scripts/setup.sh --formats). Each file is written by the
+ragas, deepeval, langchain/langsmith, trulens-core and openinference-instrumentation-langchain are installed: scripts/setup.sh --formats). Each file is written by the
 package's own save call; `expected.json` lists what each file holds, for the test to compare with what
 rt4chart reads.
 
@@ -54,18 +54,14 @@ def deepeval_files(out: Path) -> dict:
     return written
 
 
-def langsmith_files(out: Path) -> dict:
-    """A LangChain RAG chain run with LangChain's run collector: the runs LangSmith receives, serialized by the
-    langsmith SDK, one run per line (as `Client.list_runs()` gives them), and as nested run trees."""
+def rag_chain(retriever_titles: bool = True):
+    """A LangChain RAG chain over the LOGS' passages (a retriever, a prompt, a scripted chat model)."""
     from langchain_core.documents import Document
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
     from langchain_core.output_parsers import StrOutputParser
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.retrievers import BaseRetriever
     from langchain_core.runnables import RunnablePassthrough
-    from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
-    from langsmith._internal._serde import dumps_json
-    from langsmith.schemas import Run
 
     passages = {q: p for q, p, _a, _r in LOGS}
 
@@ -76,7 +72,50 @@ def langsmith_files(out: Path) -> dict:
 
     prompt = ChatPromptTemplate.from_template("Context: {context}\nQuestion: {question}")
     model = FakeListChatModel(responses=[a for _q, _p, a, _r in LOGS])
-    chain = {"context": Retriever(), "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
+    return {"context": Retriever(), "question": RunnablePassthrough()} | prompt | model | StrOutputParser()
+
+
+def openinference_files(out: Path) -> dict:
+    """The same chain auto-instrumented by openinference-instrumentation-langchain, its spans exported by the
+    OpenTelemetry SDK through the SDK's own OTLP encoder, as an OTel collector's file exporter writes them."""
+    import base64
+
+    from google.protobuf.json_format import MessageToDict
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    LangChainInstrumentor().instrument(tracer_provider=provider)
+    try:
+        chain = rag_chain()
+        for q, _p, _a, _r in LOGS:
+            chain.invoke(q)
+    finally:
+        LangChainInstrumentor().uninstrument()
+    request = MessageToDict(encode_spans(exporter.get_finished_spans()))
+    for resource in request["resourceSpans"]:  # OTLP/JSON writes ids in hex (protobuf's mapping: base64)
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                for key in ("traceId", "spanId", "parentSpanId"):
+                    if span.get(key):
+                        span[key] = base64.b64decode(span[key]).hex()
+    (out / "openinference_langchain.jsonl").write_text(json.dumps(request) + "\n")
+    return {"openinference_langchain.jsonl": "OpenTelemetry OTLP JSON spans (OpenInference)"}
+
+
+def langsmith_files(out: Path) -> dict:
+    """A LangChain RAG chain run with LangChain's run collector: the runs LangSmith receives, serialized by the
+    langsmith SDK, one run per line (as `Client.list_runs()` gives them), and as nested run trees."""
+    from langchain_core.tracers.run_collector import RunCollectorCallbackHandler
+    from langsmith._internal._serde import dumps_json
+    from langsmith.schemas import Run
+
+    chain = rag_chain()
     collector = RunCollectorCallbackHandler()
     for q, _p, _a, _r in LOGS:
         chain.invoke(q, config={"callbacks": [collector]})
@@ -144,7 +183,8 @@ def trulens_files(out: Path) -> dict:
 def main() -> None:
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
-    files = {**ragas_files(out), **deepeval_files(out), **langsmith_files(out), **trulens_files(out)}
+    files = {**ragas_files(out), **deepeval_files(out), **langsmith_files(out), **trulens_files(out),
+             **openinference_files(out)}
     (out / "expected.json").write_text(json.dumps({"files": files, "logs": LOGS}, indent=1))
 
 

@@ -1,5 +1,6 @@
 """Files written by the real packages (tests/formats_writer.py in .venv-formats: ragas, deepeval, langchain with
-langsmith's serializer, trulens-core's own database and events) round-trip through `rt4chart predict`: each format recognised and said, every record
+langsmith's serializer, trulens-core's own database and events, openinference-instrumentation-langchain's spans
+through the OpenTelemetry SDK) round-trip through `rt4chart predict`: each format recognised and said, every record
 read once, in order, with its question, its passages as numbered passages, and its answer."""
 import json
 import os
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rt4chart.cli.main import main
+from rt4chart.data.columns import known_format
 from rt4chart.data.records import open_table, passages_text, table_records
 
 pytestmark = pytest.mark.slow
@@ -32,14 +34,15 @@ def written(tmp_path_factory):
 
 def test_every_file_the_packages_wrote_is_recognised_and_read_record_for_record(written):
     out, expected = written
-    assert len(expected["files"]) == 11
+    assert len(expected["files"]) == 12
     for name, fmt in expected["files"].items():
         table = open_table(str(out / name))
+        assert (table.format or known_format(table.columns)[0]) == fmt, name  # recognised as what wrote it
         records = list(table_records(table, {}))
         assert len(records) == len(expected["logs"]), name
         for record, (question, passages, answer, _reference) in zip(records, expected["logs"]):
             assert (record.question, record.answer) == (question, answer), name
-            if fmt == "LangSmith runs":  # LangChain Documents carry their metadata's title
+            if name.startswith(("langsmith", "openinference")):  # LangChain Documents carry their metadata's title
                 wanted = passages_text([{"page_content": p, "metadata": {"title": f"Atlas page {i + 1}"}}
                                         for i, p in enumerate(passages)])
             else:
@@ -48,7 +51,7 @@ def test_every_file_the_packages_wrote_is_recognised_and_read_record_for_record(
 
 
 @pytest.mark.parametrize("name", ["ragas.csv", "deepeval_goldens_csv.csv", "deepeval_test_cases.json",
-                                  "langsmith_runs.jsonl", "default.sqlite"])
+                                  "langsmith_runs.jsonl", "default.sqlite", "openinference_langchain.jsonl"])
 def test_predict_says_which_format_it_read_and_writes_one_line_per_record(written, name, tmp_path, capsys):
     out, expected = written
     assert main(["predict", str(out / name), "-o", str(tmp_path / "p.jsonl"), "--quiet"]) == 0
