@@ -68,3 +68,19 @@ def test_without_the_root_output_the_last_llm_spans_answer_is_taken_and_uploads_
     table = table_from_bytes(data, "traces.jsonl")
     assert table.format == OTLP_FORMAT
     assert [r.answer for r in table_records(table, {})] == [q[2] for q in QUESTIONS]
+
+
+def test_the_app_reads_an_uploaded_trace_export_says_so_and_audits_each_trace():
+    from .test_app import app, click, upload, visible_text
+
+    data = (json.dumps(otlp_json(recorded())) + "\n").encode()
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = upload(at, "traces.jsonl", data)
+    assert f"traces.jsonl was read as {OTLP_FORMAT}: 3 traces" in visible_text(at)
+    assert at.selectbox(key="w.map.context").value == "context"
+    at = click(at, "Run batch audit")
+    results = at.session_state["rt4.results"]
+    assert len(results.rows) == 3
+    statuses = sorted(r.status for r in results.reports.values())
+    assert statuses == ["faithful", "faithful", "hallucinated"]
