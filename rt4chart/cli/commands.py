@@ -295,11 +295,11 @@ def cmd_insights(args) -> int:
 def _insights_in_rounds(args, judge):
     """`insights --via`: the parallel phase's checks through the provider, its rounds kept in the run store."""
     from rt4chart.batch.journal import file_digest, run_fingerprint
-    from rt4chart.batch.provider.insights import checks_in_rounds
     from rt4chart.batch.provider.rounds import RoundsReport
     from rt4chart.batch.provider.run import provider_for
     from rt4chart.batch.provider.state import RoundState
     from rt4chart.insights.engine import client_of
+    from rt4chart.insights.in_rounds import checks_in_rounds
     from rt4chart.store import Store
 
     client = client_of(judge)

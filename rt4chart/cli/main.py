@@ -17,7 +17,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv  # the command line, for a batch that must be run again later (`rt4chart runs resume`)
     try:
-        return args.func(args)
+        code = args.func(args)
+        again = getattr(args, "run_again", None)  # `runs resume`: a stored command line, run now
+        return main(again) if again is not None else code
     except BrokenPipeError:
         _quiet_stdout()  # `rt4chart ... | head`: the reader is gone; end quietly
         return 141

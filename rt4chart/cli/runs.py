@@ -166,7 +166,6 @@ def cmd_resume(args) -> int:
     import os
 
     from rt4chart.batch.provider.jobs import JobBook
-    from rt4chart.cli.main import main
 
     job = JobBook(_store()).find(args.batch)
     if job.status == "done":
@@ -180,7 +179,8 @@ def cmd_resume(args) -> int:
     argv = list(job.argv) + (["--api-key", args.api_key] if args.api_key else [])
     print(f"rt4chart: resuming batch {job.key[:12]} in {job.cwd}: rt4chart {' '.join(job.argv)}", file=sys.stderr)
     os.chdir(job.cwd)
-    return main(argv)
+    args.run_again = argv  # the command line main() runs next, as if it had been typed in that folder
+    return 0
 
 
 def add_parser(sub) -> None:

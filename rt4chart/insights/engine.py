@@ -153,7 +153,7 @@ REPLY_TOKENS = 2_048  # a list of action items, each a title and a few sentences
 # and one usage counter, and read in the order the method describes them.
 Check = Callable[[AuditedRow, ChatClient], tuple]
 # The parallel phase's runner: every row checked, results in input order (threads by default; provider
-# rounds with `rt4chart insights --via batch-api`, rt4chart.batch.provider.insights).
+# rounds with `rt4chart insights --via batch-api`, rt4chart.insights.in_rounds).
 ParallelPhase = Callable[[list[AuditedRow], Check], list[tuple]]
 
 
