@@ -119,6 +119,8 @@ def main() -> None:
     parser.add_argument("--mix-count", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--entailed-ratio", type=float, default=0.0,
+                        help="keep at most this many entailed pairs per pair of a hallucinated claim (0: all)")
     args = parser.parse_args()
     raw = args.data.read_bytes()
     if not args.cache.exists():
@@ -133,6 +135,12 @@ def main() -> None:
     pairs = [json.loads(line) for line in args.cache.read_text().splitlines() if line.strip()]
     if args.fold != "all":
         pairs = [p for p in pairs if p["fold"] != int(args.fold)]
+    if args.entailed_ratio:  # supported claims outnumber the others 4:1 and their pieces are the noisier labels
+        others = [p for p in pairs if p["label"] != "entailed"]
+        entailed = [p for p in pairs if p["label"] == "entailed"]
+        keep = int(args.entailed_ratio * len(others))
+        entailed.sort(key=lambda p: hashlib.sha1(f"{args.seed}:{p['record']}:{p['hypothesis']}".encode()).hexdigest())
+        pairs = others + entailed[:keep]
     mixed: list[dict] = []
     if args.mix and args.mix_count:
         earlier = [json.loads(line) for line in args.mix.read_text().splitlines() if line.strip()]
