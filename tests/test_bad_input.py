@@ -232,3 +232,14 @@ def test_a_ragtruth_response_without_its_source_is_refused_with_its_line(tmp_pat
         handle.write(json.dumps({"id": "4", "source_id": "999", "response": "x", "labels": []}) + "\n")
     with pytest.raises(InputError, match=r"response.jsonl: line 4: source_id '999' is not in"):
         read_records(str(folder))
+
+
+def test_a_json_file_holding_one_object_is_refused_with_the_shapes_that_are_read(tmp_path):
+    from rt4chart.data.records import open_table
+
+    path = tmp_path / "config.json"
+    path.write_text('{\n  "model": "x",\n  "rows": 3\n}\n')
+    with pytest.raises(InputError, match="holds one JSON object \\(model, rows\\), not records: give a JSON array"):
+        open_table(str(path))
+    path.write_text('[\n {"context": "The dam is 40 m high.", "answer": "It is 40 m high."}\n]\n')
+    assert open_table(str(path)).count == 1  # an array of records is read

@@ -326,6 +326,20 @@ def _json_array_table(opener: Callable[[], BinaryIO], source: str) -> Table:
     return Table(source, "json", list(columns), len(items), lambda: iter(items))
 
 
+def _refuse_one_object(opener: Callable[[], BinaryIO], source: str) -> None:
+    """A .json file that is one (pretty-printed) object, not records: said so, with the shapes that are read."""
+    with opener() as raw:
+        data = raw.read()
+    try:
+        whole = json.loads(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError):
+        return
+    if isinstance(whole, dict):
+        raise InputError(f"{source} holds one JSON object ({', '.join(list(map(str, whole))[:5]) or 'empty'}), not "
+                         "records: give a JSON array of records, or JSON Lines (one record per line); trace exports "
+                         "(OTLP), FaithBench batches and the other formats in the README are recognised as they are")
+
+
 def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]) -> Table:
     with opener() as raw:
         head = raw.read(_HEAD)
@@ -334,7 +348,12 @@ def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]
     if suffix == ".json" and head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
         return _json_array_table(opener, source)
     if suffix in JSONL_SUFFIXES:
-        columns, count = _validate_jsonl(opener, source)
+        try:
+            columns, count = _validate_jsonl(opener, source)
+        except InputError:
+            if suffix == ".json":
+                _refuse_one_object(opener, source)
+            raise
         return Table(source, "jsonl", columns, count, lambda: _jsonl_rows(opener, source))
     if suffix in CSV_SUFFIXES:
         sep = delimiter_for(source, delimiter)
