@@ -15,27 +15,39 @@ st.title("Runs")
 s = store()
 st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run store {safe_url(s.url)} "
            "(set RT4CHART_DB to share one PostgreSQL store with a team).")
+
+
+def _cancel_batch() -> None:
+    """Runs before the page is drawn again, so the table already says "cancel requested"."""
+    key = st.session_state.get("w.runs.batch")
+    try:
+        job = JobBook(store()).request_cancel(key)
+        st.session_state["rt4.batch_notice"] = ("info", (
+            f"Cancel requested for batch {job.key[:12]}: the process waiting on the provider cancels its batches "
+            f"at its next poll (if none is running, rt4chart runs resume {job.key[:12]} does it). What the "
+            "provider answered is kept; the rest ends unverified."))
+    except InputError as exc:
+        st.session_state["rt4.batch_notice"] = ("error", str(exc))
+
+
 jobs = [j for j in JobBook(s).all() if j.status == "waiting"]
 if jobs:  # CLI batches going through a provider's batch interface: stored as runs when their last round is in
     st.subheader("Waiting on a provider")
-    requests = {}
+    requests: dict[str, int] = {}
     for w in waiting_batches(s):
         requests[w["batch"]] = requests.get(w["batch"], 0) + w["requests"]
     show_table([{"batch": j.key[:12], "input": j.source, "via": j.via, "where it stands": j.line,
                  "requests in flight": requests.get(j.key[:12], 0), "updated": str(j.updated)[:16]} for j in jobs],
                hide_index=True, width="stretch")
-    st.caption("Batches of `rt4chart batch --via batch-api|batch-file`. The command that submitted them collects "
-               "them (after a kill: `rt4chart runs resume KEY`); the run is listed below when its last round is in.")
-    pick = st.selectbox("Batch", [j.key for j in jobs], format_func=lambda k: f"{k[:12]} · "
-                        f"{next(j.source for j in jobs if j.key == k)}", key="w.runs.batch")
-    if st.button("Cancel this batch", key="w.runs.cancel_batch"):
-        try:
-            JobBook(s).request_cancel(pick)
-            notice("info", f"Cancel requested for batch {pick[:12]}: the process waiting on the provider cancels "
-                           f"its batches at its next poll (none running? `rt4chart runs resume {pick[:12]}` does "
-                           "it). What the provider answered is kept; the rest ends unverified.")
-        except InputError as exc:
-            notice("error", exc)
+    st.caption("Batches of `rt4chart batch --via batch-api|batch-file`, as the process waiting on them last "
+               "wrote. That process collects them (after a kill: `rt4chart runs resume KEY`); the run is listed "
+               "below when its last round is in.")
+    st.selectbox("Batch", [j.key for j in jobs], format_func=lambda k: f"{k[:12]} · "
+                 f"{next(j.source for j in jobs if j.key == k)}", key="w.runs.batch")
+    st.button("Cancel this batch", key="w.runs.cancel_batch", on_click=_cancel_batch)
+said = st.session_state.pop("rt4.batch_notice", None)
+if said:
+    notice(*said)
 runs = s.list_runs()
 if not runs:
     st.info("No runs yet: run a batch audit (Batch audit page, or `rt4chart batch FILE -o OUT`).")

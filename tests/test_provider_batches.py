@@ -276,12 +276,14 @@ def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch)
     assert not at.exception, at.exception
     [waiting] = [df.value for df in at.dataframe if "where it stands" in df.value.columns]
     assert list(waiting["requests in flight"]) == [5] and list(waiting["via"]) == ["batch-file"]
-    assert list(waiting["where it stands"]) == ["starting"]
+    assert list(waiting["where it stands"]) == ["round 1 of 3: waiting for its runner, 0 of 5 requests done"]
     at.button(key="w.runs.cancel_batch").click().run()
     assert not at.exception, at.exception
     from .test_app import visible_text
 
     assert "Cancel requested for batch" in visible_text(at)
+    [waiting] = [df.value for df in at.dataframe if "where it stands" in df.value.columns]
+    assert list(waiting["where it stands"])[0].endswith("(cancel requested)")  # the table drawn after the request
     from rt4chart.batch.provider.jobs import JobBook
 
     [job] = JobBook(Store()).all()

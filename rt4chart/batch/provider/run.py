@@ -11,7 +11,7 @@ from typing import Callable, Optional, Sequence
 from rt4chart.batch.journal import file_digest, run_fingerprint
 from rt4chart.batch.provider.deferred import DeferredSDK
 from rt4chart.batch.provider.jobs import JobBook
-from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress
+from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress, WaitingForRunner
 from rt4chart.batch.provider.rounds import RoundsReport, audit_in_rounds
 from rt4chart.batch.provider.state import RoundState
 from rt4chart.batch.run import BatchSummary
@@ -102,8 +102,14 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
         if on_progress is not None:
             on_progress(round_no, progress)
 
-    rows, report = audit_in_rounds(records, _judge_maker(spec.judge), spec.config, provider, state, poll_every_s,
-                                   sleep, progressed, cancelled=lambda: jobs.cancel_requested(fingerprint))
+    try:
+        rows, report = audit_in_rounds(records, _judge_maker(spec.judge), spec.config, provider, state,
+                                       poll_every_s, sleep, progressed,
+                                       cancelled=lambda: jobs.cancel_requested(fingerprint))
+    except WaitingForRunner:  # the round's files are written: the Runs page says the runner is awaited
+        waiting = sum(len(sub.custom_ids) for sub in state.open_submissions())
+        jobs.progressed(fingerprint, state.rounds_done(), "waiting for its runner", 0, 0, waiting, planned)
+        raise
     if file_digest(input_path) != digest:
         raise InputError(f"{input_path} changed while it was audited; nothing was written. Run again on a file that "
                          "stays as it is during the run")
