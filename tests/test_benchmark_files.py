@@ -91,3 +91,14 @@ def test_a_faithbench_batch_is_read_with_the_authors_worst_label_rule_and_its_sp
     path.write_text(json.dumps({"samples": [{"sample_id": 0, "source": 5, "summary": "x", "annotations": []}]}))
     with pytest.raises(InputError, match="sample 0: source is not text"):
         open_table(str(path))
+
+
+def test_whole_file_readers_split_lines_at_newlines_only_and_refuse_what_records_refuse(tmp_path):
+    path = tmp_path / "qa_data.json"
+    row = {**QA[1], "knowledge": "The dam is 128 metres high.\u2028It opened in 1959."}
+    path.write_text(json.dumps(row, ensure_ascii=False) + "\n")
+    [right, _wrong] = table_records(open_table(str(path)), {})
+    assert right.context == row["knowledge"]  # U+2028 is text inside JSON, not a line break
+    path.write_text(json.dumps(QA[0]) + "\n" + '{"knowledge": "k", "knowledge": "again"}\n')
+    with pytest.raises(InputError, match="line 2: the key 'knowledge' appears twice"):
+        open_table(str(path))

@@ -5,7 +5,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -14,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from .loopback import free_port
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,12 +26,6 @@ if not os.path.exists(CHROMIUM):
 HOSTILE = 'The bridge is <img src=x onerror="window.__xss=1"> red <script>window.__xss=2</script>.'
 SHOTS = ROOT / "tests" / "output" / "screenshots"  # ignored by git; the docs image only on request
 REFRESH_DOCS = os.environ.get("RT4CHART_REFRESH_DOCS") == "1"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,6 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -16,16 +15,11 @@ from rt4chart.batch.run import run_batch  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 
 from .fakes import wait_for_journal_rows  # noqa: E402
+from .loopback import free_port
 
 pytestmark = pytest.mark.slow  # a real Dask cluster on loopback
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ after: spans sent by the OpenTelemetry SDK, pulled and audited by rt4chart, the 
 annotations and read back through Phoenix's client; a stored run exported as a Phoenix dataset."""
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.request
@@ -18,6 +17,7 @@ pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
 from rt4chart.cli.main import main  # noqa: E402
 from rt4chart.data.traces import PHOENIX_FORMAT  # noqa: E402
 
+from .loopback import free_port, require  # noqa: E402
 from .traces_made import QUESTIONS, emit, provider_for  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -25,18 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SERVER = Path(os.environ.get("RT4CHART_PHOENIX_SERVER", ROOT / ".venv-phoenix" / "bin" / "phoenix"))
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def phoenix_url(tmp_path_factory):
-    if not SERVER.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"no Phoenix server at {SERVER}: scripts/setup.sh --phoenix installs it")
-        pytest.skip(f"no Phoenix server at {SERVER} (scripts/setup.sh --phoenix)")
+    require(SERVER, "Phoenix server", "--phoenix")
     work = tmp_path_factory.mktemp("phoenix")
     port = free_port()
     env = {**os.environ, "PHOENIX_WORKING_DIR": str(work), "PHOENIX_PORT": str(port), "PHOENIX_HOST": "127.0.0.1",

@@ -13,6 +13,8 @@ from rt4chart.cli.main import main
 from rt4chart.data.columns import known_format
 from rt4chart.data.records import open_table, passages_text, table_records
 
+from .loopback import require
+
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]
 WRITERS = Path(os.environ.get("RT4CHART_FORMATS_PYTHON", ROOT / ".venv-formats" / "bin" / "python"))
@@ -20,10 +22,7 @@ WRITERS = Path(os.environ.get("RT4CHART_FORMATS_PYTHON", ROOT / ".venv-formats" 
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory):
-    if not WRITERS.exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"no {WRITERS}: scripts/setup.sh --formats installs the packages that write the files")
-        pytest.skip(f"no {WRITERS} (scripts/setup.sh --formats)")
+    require(WRITERS, "environment of the packages that write the files", "--formats")
     out = tmp_path_factory.mktemp("formats")
     env = {**os.environ, "HOME": str(out), "DEEPEVAL_RESULTS_FOLDER": str(out / "deepeval")}
     done = subprocess.run([str(WRITERS), str(ROOT / "tests" / "formats_writer.py"), str(out)], env=env, cwd=out,

@@ -14,9 +14,10 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 from rt4chart.core.errors import InputError
+from rt4chart.data.json_records import json_lines
 
 HALUEVAL_FORMAT = "HaluEval (a right and a hallucinated answer per line: two records each)"
 FAITHBENCH_FORMAT = "FaithBench batch (summaries with human span annotations)"
@@ -65,22 +66,9 @@ def sniff(path: str) -> Optional[str]:
         return sniff_head(handle.read(65536), path)
 
 
-def _objects(text: str, where: str) -> Iterator[tuple[int, dict]]:
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"{where}: line {n}: not valid JSON ({exc})") from None
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: line {n}: expected a JSON object")
-        yield n, item
-
-
 def halueval_records(text: str, where: str) -> list[dict]:
     out: list[dict] = []
-    for n, item in _objects(text, where):
+    for n, item in json_lines(text, where):
         task = halueval_task(item)
         if task is None:
             raise InputError(f"{where}: line {n}: not a HaluEval record like the first (it needs "

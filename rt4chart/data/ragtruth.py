@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from rt4chart.core.errors import InputError
+from rt4chart.data.json_records import json_lines
 
 RESPONSES, SOURCES = "response.jsonl", "source_info.jsonl"
 FORMAT = "RAGTruth (response.jsonl + source_info.jsonl)"
@@ -33,17 +34,11 @@ def input_files(path: str) -> list[Path]:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8-sig") as handle:
-        for n, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as exc:
-                raise InputError(f"{path}: line {n}: not valid JSON ({exc})") from None
-            if not isinstance(item, dict):
-                raise InputError(f"{path}: line {n}: expected a JSON object")
-            yield n, item
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    yield from json_lines(text, str(path))
 
 
 def _context(source: dict) -> tuple[str, Optional[str]]:

@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Optional
 
 from rt4chart.core.errors import InputError
+from rt4chart.data.json_records import json_lines
 
 OTLP_FORMAT = "OpenTelemetry OTLP JSON spans (OpenInference)"
 PHOENIX_FORMAT = "Arize Phoenix spans (OpenInference)"
@@ -382,15 +383,7 @@ def _json_documents(text: str, where: str) -> Iterator[tuple[str, dict]]:
                 raise InputError(f"{where}: item {k}: expected a JSON object")
             yield f"{where}: item {k}", item
         return
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"{where}: line {n}: not valid JSON ({exc})") from None
-        if not isinstance(item, dict):
-            raise InputError(f"{where}: line {n}: expected a JSON object")
+    for n, item in json_lines(text, where):
         yield f"{where}: line {n}", item
 
 
