@@ -60,16 +60,22 @@ def phoenix_url(tmp_path_factory):
 @pytest.fixture(scope="module")
 def project(phoenix_url):
     """Three RAG traces sent to the server over OTLP/HTTP by the OpenTelemetry SDK."""
+    import httpx
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from phoenix.client import Client
 
     emit(provider_for("rag-app", OTLPSpanExporter(f"{phoenix_url}/v1/traces")))
     client = Client(base_url=phoenix_url)
     deadline = time.monotonic() + 30
-    while len(client.spans.get_spans(project_identifier="rag-app", limit=100)) < 9:
+    while True:  # the server takes spans in the background: the project appears once the first is stored
+        try:
+            if len(client.spans.get_spans(project_identifier="rag-app", limit=100)) >= 9:
+                return "rag-app"
+        except httpx.HTTPStatusError as exc:
+            if exc.response.status_code != 404:
+                raise
         assert time.monotonic() < deadline, "the server did not take the spans"
         time.sleep(0.5)
-    return "rag-app"
 
 
 def test_spans_pulled_from_phoenix_are_audited_and_the_verdicts_go_back_as_span_annotations(
