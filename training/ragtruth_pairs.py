@@ -119,6 +119,9 @@ def main() -> None:
     parser.add_argument("--mix-count", type=int, default=0)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--tasks", default="qa,summary",
+                        help="the RAGTruth tasks whose pairs are trained on (summary only: the shippable set; QA "
+                             "contexts are MS MARCO passages, for non-commercial research only)")
     parser.add_argument("--entailed-ratio", type=float, default=0.0,
                         help="keep at most this many entailed pairs per pair of a hallucinated claim (0: all)")
     args = parser.parse_args()
@@ -135,6 +138,8 @@ def main() -> None:
     pairs = [json.loads(line) for line in args.cache.read_text().splitlines() if line.strip()]
     if args.fold != "all":
         pairs = [p for p in pairs if p["fold"] != int(args.fold)]
+    tasks = {t.strip() for t in args.tasks.split(",") if t.strip()}
+    pairs = [p for p in pairs if p["record"].split("-")[1] in tasks]  # ids are ragtruth-<task>-<source>-<model>
     if args.entailed_ratio:  # supported claims outnumber the others 4:1 and their pieces are the noisier labels
         others = [p for p in pairs if p["label"] != "entailed"]
         entailed = [p for p in pairs if p["label"] == "entailed"]
@@ -153,6 +158,7 @@ def main() -> None:
             fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
     manifest = {"ragtruth": {"file": args.data.name, "sha256": hashlib.sha256(raw).hexdigest(),
                              "trained_folds": "both" if args.fold == "all" else f"{1 - int(args.fold)}",
+                             "tasks": sorted(tasks), "entailed_ratio": args.entailed_ratio,
                              "pairs": dict(Counter(p["label"] for p in pairs)),
                              "claims": dict(Counter(p["kind"] for p in pairs))},
                 "mix": {"file": str(args.mix) if args.mix else None, "pairs": len(mixed)},
