@@ -102,3 +102,11 @@ def test_whole_file_readers_split_lines_at_newlines_only_and_refuse_what_records
     path.write_text(json.dumps(QA[0]) + "\n" + '{"knowledge": "k", "knowledge": "again"}\n')
     with pytest.raises(InputError, match="line 2: the key 'knowledge' appears twice"):
         open_table(str(path))
+
+
+def test_a_faithbench_batch_is_read_by_the_strict_json_reader_too(tmp_path):
+    path = tmp_path / "batch_1.json"
+    text = json.dumps(faithbench_batch(), indent=2).replace('"sample_id": 1,', '"sample_id": 1, "sample_id": 9,', 1)
+    path.write_text(text)
+    with pytest.raises(InputError, match="the key 'sample_id' appears twice in one object"):
+        open_table(str(path))

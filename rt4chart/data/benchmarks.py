@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Optional
 
 from rt4chart.core.errors import InputError
-from rt4chart.data.json_records import json_lines
+from rt4chart.data.json_records import json_document, json_lines
 
 HALUEVAL_FORMAT = "HaluEval (a right and a hallucinated answer per line: two records each)"
 FAITHBENCH_FORMAT = "FaithBench batch (summaries with human span annotations)"
@@ -124,10 +124,7 @@ def faithbench_record(sample: dict, batch: Optional[str], where: str) -> dict:
 
 
 def faithbench_records(text: str, where: str) -> list[dict]:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{where}: not valid JSON ({exc})") from None
+    data = json_document(text, where)
     samples = data.get("samples") if isinstance(data, dict) else data
     if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
         raise InputError(f"{where}: a FaithBench batch is {{\"samples\": [...]}} or a list of samples")

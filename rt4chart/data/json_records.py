@@ -91,3 +91,21 @@ def json_lines(text: str, source: str) -> Iterator[tuple[int, dict]]:
             raise InputError(f"{source}: line {n}: {obj.problem}")
         if obj is not None:
             yield n, obj
+
+
+def json_document(text: str, source: str, strict: bool = True):
+    """A whole file's text as one JSON document, read as records are (literal numbers; a repeated key, NaN or
+    Infinity refused with the file). A text that is not one JSON document is refused with the place it breaks,
+    or, with `strict=False`, gives None (the caller reads it as JSON Lines)."""
+    try:
+        return parse_json(text.lstrip("\ufeff"))
+    except RecursionError:
+        raise InputError(f"{source}: the JSON nests deeper than the reader can follow; flatten it") from None
+    except _DuplicateKey as exc:
+        raise InputError(f"{source}: the key {exc.args[0]!r} appears twice in one object; keep one") from None
+    except _NotJsonConstant as exc:
+        raise InputError(f"{source}: {exc.args[0]} is not JSON; write null for a missing value") from None
+    except json.JSONDecodeError as exc:
+        if not strict:
+            return None
+        raise InputError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None

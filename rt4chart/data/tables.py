@@ -26,6 +26,7 @@ from rt4chart.data.json_records import (  # noqa: F401 - re-exported: records, p
     UnreadableRow,
     _DuplicateKey,
     _NotJsonConstant,
+    json_document,
     json_object,
     parse_json,
 )
@@ -242,17 +243,7 @@ def _json_array_table(opener: Callable[[], BinaryIO], source: str) -> Table:
     write), read whole; each object a record, in order; anything else in it is refused with its position."""
     with opener() as raw:
         data = raw.read()
-    text = decode_bytes(data, source)
-    try:
-        items = parse_json(text.lstrip("\ufeff"))
-    except RecursionError:
-        raise InputError(f"{source}: the JSON nests deeper than the reader can follow; flatten it") from None
-    except _DuplicateKey as exc:
-        raise InputError(f"{source}: the key {exc.args[0]!r} appears twice in one object; keep one") from None
-    except _NotJsonConstant as exc:
-        raise InputError(f"{source}: {exc.args[0]} is not JSON; write null for a missing value") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})") from None
+    items = json_document(decode_bytes(data, source), source)
     bad = next((k for k, item in enumerate(items, 1) if not isinstance(item, dict)), None)
     if bad is not None:
         raise InputError(f"{source}: item {bad} of the array is not a JSON object")

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Optional
 
 from rt4chart.core.errors import InputError
-from rt4chart.data.json_records import json_lines
+from rt4chart.data.json_records import json_document, json_lines
 
 OTLP_FORMAT = "OpenTelemetry OTLP JSON spans (OpenInference)"
 PHOENIX_FORMAT = "Arize Phoenix spans (OpenInference)"
@@ -369,11 +369,8 @@ def sniff_bytes(data: bytes, name: str) -> Optional[str]:
 
 
 def _json_documents(text: str, where: str) -> Iterator[tuple[str, dict]]:
-    """The JSON objects of a file: one (pretty-printed or not), or one per line."""
-    try:
-        whole = json.loads(text)
-    except ValueError:
-        whole = None
+    """The JSON objects of a file: one (pretty-printed or not), an array of them, or one per line."""
+    whole = json_document(text, where, strict=False)
     if isinstance(whole, dict):
         yield where, whole
         return
