@@ -37,6 +37,30 @@ def test_numbers_are_compared_by_value_not_by_spelling():
 
 
 @pytest.mark.parametrize("context, answer", [
+    ("Visitors doubled in the first six months, the city said.", "Visitors doubled during the first half year."),
+    ("The trial lasted a year.", "The trial lasted 12 months."),
+    ("The works took a year and a half.", "The works took 18 months."),
+    ("Refunds are paid within a fortnight.", "Refunds are paid within 14 days."),
+    ("He served two and a half years in prison.", "He served 30 months in prison."),
+])
+def test_a_duration_given_in_other_units_is_the_same_figure(context, answer):
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+    assert claim.evidence[0].text == context
+
+
+@pytest.mark.parametrize("context, answer", [
+    ("Visitors doubled in the first six months, the city said.", "Visitors doubled in the first 12 months."),
+    ("The works took a year and a half.", "The works took 14 months."),
+])
+def test_a_different_duration_is_still_a_different_figure(context, answer):
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED and "different figure" in claim.rationale
+    # a context that gives its duration in words only has no figure to differ from: '4' is never stated
+    assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True
+
+
+@pytest.mark.parametrize("context, answer", [
     ("The track features a two-kilometer run down the Strip.", "The track features a 2-kilometer run down the Strip."),
     ("The council approved a 5-year plan for the harbour.", "The council approved a five-year plan for the harbour."),
 ])

@@ -3,6 +3,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rt4chart.text.durations import durations, restated
+from rt4chart.text.lexicon import tokenize
 from rt4chart.text.segment import make_windows, split_sentences
 
 
@@ -52,3 +54,27 @@ def test_windows_overlap_and_cover_every_sentence(n, size, stride, expected):
 def test_a_stride_larger_than_the_window_is_refused():
     with pytest.raises(ValueError, match="stride"):
         make_windows(10, 2, 3)
+
+
+@pytest.mark.parametrize("text, days", [
+    ("the first six months", [6 * 365.2425 / 12]),
+    ("half a year", [365.2425 / 2]),
+    ("a half-year", [365.2425 / 2]),
+    ("a year and a half", [1.5 * 365.2425]),
+    ("two and a half years", [2.5 * 365.2425]),
+    ("one and a half years", [1.5 * 365.2425]),
+    ("a 90-day period", [90.0]),
+    ("two centuries", [200 * 365.2425]),
+    ("the second year", []),      # an ordinal, not a count of seconds
+    ("the first year", []),       # no figure
+])
+def test_durations_are_read_as_days(text, days):
+
+    assert [round(d.days, 6) for d in durations(tokenize(text))] == [round(x, 6) for x in days]
+
+
+def test_only_the_words_of_an_equal_duration_restate_it():
+
+    tokens = tokenize("doubled in 6 months after 2 weeks")
+    assert [tokens[i].text for i in sorted(restated(tokens, [365.2425 / 2]))] == ["6", "months"]
+    assert restated(tokens, [30.0]) == set()   # 30 days is no 2 weeks and no 6 months

@@ -8,7 +8,8 @@ step's best sentences. Those are exactly the (premise, hypothesis) pairs the mod
 hallucinated when a gold span overlaps it (a Conflict span: contradicted; a Baseless one: baseless).
 
 The judge takes the best piece (max over pieces), so the labels follow that rule (multiple-instance
-learning): an entailed claim makes its best-read piece `entailed` (read by the current verifier); a
+learning): an entailed claim makes its best-read piece `entailed` (read by the current verifier; with
+`--entailed-piece words`, the piece that holds most of the claim's words, where its evidence is); a
 baseless claim makes its 3 best-read pieces `baseless` (the pieces the model must not read as support);
 a contradicted claim makes its best-read piece `contradicted` and the next two `hallucinated`.
 
@@ -34,6 +35,7 @@ from rt4chart.core.config import AuditConfig
 from rt4chart.judges.base import Usage
 from rt4chart.judges.model.judge import ModelJudge
 from rt4chart.text.coverage import ensure_coverage
+from rt4chart.text.lexicon import tokenize
 from rt4chart.text.segment import make_windows
 
 CONFLICT = {"Evident Conflict", "Subtle Conflict"}
@@ -86,34 +88,58 @@ def candidates(judge: ModelJudge, record: dict) -> list[tuple[str, str, list[tup
     return out
 
 
-def labelled_pairs(judge: ModelJudge, record: dict) -> list[dict]:
+def word_cover(premise: str, hypothesis: str) -> float:
+    """Share of the hypothesis' content words (stems) that the premise contains: where its evidence is, by words."""
+    wanted = {t.stem for t in tokenize(hypothesis) if t.is_content}
+    if not wanted:
+        return 0.0
+    have = {t.stem for t in tokenize(premise) if t.is_content}
+    return len(wanted & have) / len(wanted)
+
+
+def claim_candidates(judge: ModelJudge, record: dict) -> list[dict]:
+    """Every claim of the record with all the pairs the judge would read, the current verifier's reading of
+    each, and how much of the claim's words each premise holds (the slow part, cached once for every rule)."""
     base = {"group": f"ragtruth:{record['meta'].get('source_id')}", "source": "ragtruth_dev",
             "record": record["id"], "fold": fold_of(record)}
     out = []
-    for _claim, label, pairs in candidates(judge, record):
+    for claim, label, pairs in candidates(judge, record):
         if not pairs:
             continue
         probs = judge.checkpoint.pair_probs([p for p, _ in pairs], [h for _, h in pairs])
-        if label == "entailed":
-            ranked = sorted(range(len(pairs)), key=lambda i: -probs[i][0])
-            chosen = [(ranked[0], "entailed")]
-        elif label == "baseless":
-            ranked = sorted(range(len(pairs)), key=lambda i: -probs[i][0])
-            chosen = [(i, "baseless") for i in ranked[:3]]
-        else:
-            ranked = sorted(range(len(pairs)), key=lambda i: -max(probs[i][0], probs[i][1]))
-            chosen = [(ranked[0], "contradicted")] + [(i, "hallucinated") for i in ranked[1:3]]
-        for i, pair_label in chosen:
-            premise, hyp = pairs[i]
-            out.append({**base, "premise": premise, "hypothesis": hyp, "label": pair_label, "kind": f"claim-{label}"})
+        out.append({**base, "claim": claim, "label": label,
+                    "pairs": [{"premise": p, "hypothesis": h, "entail": round(pr[0], 5), "contra": round(pr[1], 5),
+                               "words": round(word_cover(p, claim), 4)} for (p, h), pr in zip(pairs, probs)]})
     return out
+
+
+def labelled_pairs(candidate: dict, entailed_piece: str = "read") -> list[dict]:
+    """The training pairs of one claim (see the module docstring). `entailed_piece`: which piece an entailed
+    claim labels `entailed` -- `read`, the one the current verifier reads best; `words`, the one holding most of
+    the claim's words (where its evidence is; the verifier's reading breaks ties)."""
+    pairs, label = candidate["pairs"], candidate["label"]
+    if label == "entailed":
+        key = (lambda i: (-pairs[i]["words"], -pairs[i]["entail"])) if entailed_piece == "words" \
+            else (lambda i: -pairs[i]["entail"])
+        ranked = sorted(range(len(pairs)), key=key)
+        chosen = [(ranked[0], "entailed")]
+    elif label == "baseless":
+        ranked = sorted(range(len(pairs)), key=lambda i: -pairs[i]["entail"])
+        chosen = [(i, "baseless") for i in ranked[:3]]
+    else:
+        ranked = sorted(range(len(pairs)), key=lambda i: -max(pairs[i]["entail"], pairs[i]["contra"]))
+        chosen = [(ranked[0], "contradicted")] + [(i, "hallucinated") for i in ranked[1:3]]
+    base = {k: candidate[k] for k in ("group", "source", "record", "fold")}
+    return [{**base, "premise": pairs[i]["premise"], "hypothesis": pairs[i]["hypothesis"], "label": pair_label,
+             "kind": f"claim-{label}"} for i, pair_label in chosen]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/benchmarks/ragtruth_dev.jsonl"))
-    parser.add_argument("--cache", type=Path, default=Path("training/work/rt_pairs_all.jsonl"),
-                        help="every record's pairs, made once (the slow part) and reused for each fold")
+    parser.add_argument("--cache", type=Path, default=Path("training/work/rt_candidates.jsonl"),
+                        help="every claim's candidate pairs with the verifier's reading, made once (the slow part) "
+                             "and reused for each fold and rule")
     parser.add_argument("--fold", default="all", help="0 or 1: the pairs for the model scored on that fold; all")
     parser.add_argument("--mix", type=Path, default=None)
     parser.add_argument("--mix-count", type=int, default=0)
@@ -124,6 +150,9 @@ def main() -> None:
                              "contexts are MS MARCO passages, for non-commercial research only)")
     parser.add_argument("--entailed-ratio", type=float, default=0.0,
                         help="keep at most this many entailed pairs per pair of a hallucinated claim (0: all)")
+    parser.add_argument("--entailed-piece", choices=("read", "words"), default="read",
+                        help="an entailed claim's pair: the piece the verifier reads best, or the one holding most "
+                             "of its words")
     args = parser.parse_args()
     raw = args.data.read_bytes()
     if not args.cache.exists():
@@ -132,10 +161,11 @@ def main() -> None:
         tmp = args.cache.with_suffix(".tmp")
         with tmp.open("w") as fh:
             for record in records:
-                for pair in labelled_pairs(judge, record):
-                    fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
+                for candidate in claim_candidates(judge, record):
+                    fh.write(json.dumps(candidate, ensure_ascii=False) + "\n")
         tmp.replace(args.cache)
-    pairs = [json.loads(line) for line in args.cache.read_text().splitlines() if line.strip()]
+    pairs = [pair for line in args.cache.read_text().splitlines() if line.strip()
+             for pair in labelled_pairs(json.loads(line), args.entailed_piece)]
     if args.fold != "all":
         pairs = [p for p in pairs if p["fold"] != int(args.fold)]
     tasks = {t.strip() for t in args.tasks.split(",") if t.strip()}
@@ -159,6 +189,7 @@ def main() -> None:
     manifest = {"ragtruth": {"file": args.data.name, "sha256": hashlib.sha256(raw).hexdigest(),
                              "trained_folds": "both" if args.fold == "all" else f"{1 - int(args.fold)}",
                              "tasks": sorted(tasks), "entailed_ratio": args.entailed_ratio,
+                             "entailed_piece": args.entailed_piece,
                              "pairs": dict(Counter(p["label"] for p in pairs)),
                              "claims": dict(Counter(p["kind"] for p in pairs))},
                 "mix": {"file": str(args.mix) if args.mix else None, "pairs": len(mixed)},

@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
+from rt4chart.text.durations import UNIT_STEMS, durations
 from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
 
 
@@ -48,6 +49,7 @@ class SentenceIndex:
         self.lowers: _PerSentence = _PerSentence(n, lambda i: frozenset(t.lower for t in self.tokens[i]))
         self.values: _PerSentence = _PerSentence(n, lambda i: tuple(t.number for t in self.tokens[i]
                                                                     if t.number is not None))
+        self.durations: _PerSentence = _PerSentence(n, lambda i: tuple(d.days for d in durations(self.tokens[i])))
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         df: Counter[str] = Counter()
@@ -63,6 +65,14 @@ class SentenceIndex:
 
     def __len__(self) -> int:
         return len(self.sentences)
+
+    @property
+    def all_durations(self) -> tuple[float, ...]:
+        """Every duration the context gives (days), from the sentences that name a unit of time."""
+        if not hasattr(self, "_all_durations"):
+            self._all_durations = tuple(d for i, counts in enumerate(self.term_counts)
+                                        if not UNIT_STEMS.isdisjoint(counts) for d in self.durations[i])
+        return self._all_durations
 
     def score(self, query_stems: Iterable[str], sentence_id: int) -> float:
         """BM25 score of one sentence for a bag of query stems. Terms are summed in sorted order: a float

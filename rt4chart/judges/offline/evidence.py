@@ -6,6 +6,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from rt4chart.core.types import Claim, Span
+from rt4chart.text.durations import durations, restated
 from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
 
 
@@ -23,8 +24,17 @@ class EvidencePool:
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
         self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
             *(index.numbers[i] for i in evidence))
+        self.durations = [d.days for d in durations(question)] + [d for i in evidence for d in index.durations[i]]
+        self.restated: set[int] = set()  # id(claim token) of words restating one of those durations
+
+    def mark_restated(self, tokens: list[Token]) -> None:
+        """The claim's words that give one of the evidence's durations in other units ('half a year' for
+        'six months') are supported, numbers and units alike."""
+        self.restated = {id(tokens[i]) for i in restated(tokens, self.durations)} if self.durations else set()
 
     def supports(self, t: Token) -> bool:
+        if id(t) in self.restated:
+            return True
         if t.number is not None:
             if number_key(t.number) in self.numbers or t.lower in self.lowers:
                 return True
