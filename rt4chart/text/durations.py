@@ -70,8 +70,9 @@ def durations(tokens: Sequence[Token]) -> list[Duration]:
         if lower in _ONE and first >= 1 and tokens[first - 1].lower == "half":   # half a year
             first, count = first - 1, 0.5
         elif lower == "half" and first >= 1 and tokens[first - 1].lower in _ONE:
-            if first >= 3 and tokens[first - 2].lower == "and" and _count(tokens, first - 3) is not None:
-                first, count = first - 3, _count(tokens, first - 3) + 0.5     # two and a half years
+            whole = _count(tokens, first - 3) if first >= 3 and tokens[first - 2].lower == "and" else None
+            if whole is not None:
+                first, count = first - 3, whole + 0.5                          # two and a half years
             else:
                 first = first - 1                                            # a half year
         last = j
