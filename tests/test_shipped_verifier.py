@@ -50,6 +50,12 @@ def test_a_figure_in_digits_that_differs_is_a_proof_the_model_never_reads(hybrid
     assert [e.text for e in claim.evidence] == ["The bridge was built in 1850."]
 
 
+def test_a_figure_in_digits_that_restates_a_duration_is_no_proof(hybrid):
+    claim = audit("The trial lasted a year, the company said.", "The trial lasted 12 months.", judge=hybrid).claims[0]
+    assert not claim.rationale.startswith("proof:")  # '12' is never written, but '12 months' is 'a year'
+    assert claim.verdict.value == "entailed"
+
+
 def test_a_verbatim_claim_is_entailed_with_its_sentence(hybrid):
     context = ("Ahlam, a former teacher, fled with her children. From the camp she was able to call her husband, "
                "who stayed behind.")
