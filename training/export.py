@@ -48,12 +48,54 @@ def parity(final: Path, onnx_path: Path) -> float:
     return worst
 
 
+def drift(fp32: Path, int8: Path, tokenizer: Path, pairs: list[tuple[str, str]]) -> dict:
+    """How far the int8 graph's probabilities lie from the fp32 graph's on real (window, claim) pairs, read in
+    padded batches as the judge reads them: the probe pairs are short, real windows fill 256 tokens."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(tokenizer))
+    tok.no_padding()
+    tok.enable_truncation(256)  # the judge splits long windows; truncating here only keeps the check's pairs short
+
+    def probs(path: Path) -> np.ndarray:
+        session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        out = []
+        for start in range(0, len(pairs), 16):
+            encs = tok.encode_batch(pairs[start:start + 16])
+            width = max(len(e.ids) for e in encs)
+            feed = {n: np.zeros((len(encs), width), dtype=np.int64) for n in INPUTS}
+            for row, e in enumerate(encs):
+                feed["input_ids"][row, :len(e.ids)] = e.ids
+                feed["attention_mask"][row, :len(e.ids)] = 1
+                feed["token_type_ids"][row, :len(e.ids)] = e.type_ids
+            logits = session.run(None, feed)[0]
+            e = np.exp(logits - logits.max(-1, keepdims=True))
+            out.append(e / e.sum(-1, keepdims=True))
+        return np.concatenate(out)
+
+    d = np.abs(probs(int8) - probs(fp32)).max(axis=1)
+    return {"pairs": len(pairs), "mean": round(float(d.mean()), 4), "p90": round(float(np.quantile(d, 0.9)), 4),
+            "max": round(float(d.max()), 4)}
+
+
+def check_pairs(path: Path, count: int = 256, seed: int = 7) -> list[tuple[str, str]]:
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(len(lines), size=min(count, len(lines)), replace=False)
+    return [(lines[i]["premise"], lines[i]["hypothesis"]) for i in sorted(chosen)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--run", type=Path, default=Path("training/work/run"))
     parser.add_argument("--out", type=Path, default=Path("rt4chart/judges/model/verifier"))
     parser.add_argument("--pairs-manifest", type=Path, default=Path("training/work/pairs.manifest.json"))
     parser.add_argument("--max-length", type=int, default=256)
+    parser.add_argument("--drift-pairs", type=Path, default=Path("training/work/pairs.jsonl"),
+                        help="training pairs whose int8 and fp32 probabilities are compared (256 of them)")
+    parser.add_argument("--max-mean-drift", type=float, default=0.04,
+                        help="refuse an int8 graph whose mean probability drift from fp32 exceeds this")
     args = parser.parse_args()
     final = args.run / "final"
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -61,10 +103,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         fp32 = Path(tmp) / "model.onnx"
         export(final, fp32)
-        int8 = args.out / "model_int8.onnx"
+        int8 = Path(tmp) / "model_int8.onnx"
+        # per output channel: one scale per weight column. One scale per tensor moved real windows' probabilities
+        # by 0.09 on average (0.38 at most) from fp32; per channel, 0.02 (0.12), at the same size and speed.
+        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8, per_channel=True)
+        checks = {"fp32_max_prob_diff": parity(final, fp32), "int8_max_prob_diff": parity(final, int8),
+                  "int8_drift_on_training_pairs": drift(fp32, int8, final / "tokenizer.json",
+                                                        check_pairs(args.drift_pairs))}
+        mean = checks["int8_drift_on_training_pairs"]["mean"]
+        if mean > args.max_mean_drift:
+            raise SystemExit(f"the int8 graph moves probabilities by {mean:.3f} on average from fp32 (limit "
+                             f"{args.max_mean_drift}): it does not keep the model's accuracy; not exported")
         args.out.mkdir(parents=True, exist_ok=True)
-        quantize_dynamic(str(fp32), str(int8), weight_type=QuantType.QInt8)
-        checks = {"fp32_max_prob_diff": parity(final, fp32), "int8_max_prob_diff": parity(final, int8)}
+        shutil.copy(int8, args.out / "model_int8.onnx")
     shutil.copy(final / "tokenizer.json", args.out / "tokenizer.json")
     config = json.loads((final / "config.json").read_text())
     keep = {k: config[k] for k in ("architectures", "model_type", "id2label", "label2id", "max_position_embeddings",
@@ -73,7 +124,7 @@ def main() -> None:
     (args.out / "config.json").write_text(json.dumps(keep, indent=2) + "\n")
     training = json.loads((final / "training.json").read_text())
     training["pairs"] = json.loads(args.pairs_manifest.read_text())
-    training["export"] = {**checks, "onnx_opset": 17, "quantization": "dynamic int8 weights (onnxruntime)"}
+    training["export"] = {**checks, "onnx_opset": 17, "quantization": "dynamic int8 weights, per channel (onnxruntime)"}
     (args.out / "training.json").write_text(json.dumps(training, indent=2) + "\n")
     print(json.dumps(checks), "->", args.out)
 
