@@ -194,6 +194,15 @@ def main() -> None:
                              "claims": dict(Counter(p["kind"] for p in pairs))},
                 "mix": {"file": str(args.mix) if args.mix else None, "pairs": len(mixed)},
                 "total": len(out)}
+    earlier_manifest = args.mix.with_suffix(".manifest.json") if args.mix else None
+    if earlier_manifest is not None and earlier_manifest.exists():  # every data file the model has seen, with its sha256
+        earlier = json.loads(earlier_manifest.read_text())
+        manifest["files"] = {**earlier.get("files", {}), args.data.name: {
+            "sha256": manifest["ragtruth"]["sha256"], "tasks": sorted(tasks),
+            "records_used": len({p["record"] for p in pairs}), "pairs": manifest["ragtruth"]["pairs"]}}
+        manifest["excluded_files"] = {**earlier.get("excluded_files", {}), **(
+            {f"{args.data.name} (qa task)": "MS MARCO passages: non-commercial research purposes only"}
+            if "qa" not in tasks else {})}
     args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(json.dumps(manifest))
 

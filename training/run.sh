@@ -9,4 +9,4 @@ if [ ! -x .venv-train/bin/python ]; then
 fi
 [ -f training/work/pairs.jsonl ] || .venv-train/bin/python training/pairs.py
 .venv-train/bin/python training/train.py --out training/work/run --epochs "${EPOCHS:-2}" --threads "${THREADS:-1}"
-.venv-train/bin/python training/export.py --run training/work/run --out rt4chart/judges/model/verifier
+.venv-train/bin/python training/export.py --run training/work/run --out rt4chart/judges/model/verifier --quantization per-tensor
