@@ -50,6 +50,21 @@ def test_a_duration_given_in_other_units_is_the_same_figure(context, answer):
 
 
 @pytest.mark.parametrize("context, answer", [
+    ("Two thirds of the members voted for the merger.", "About 67% of the members voted for the merger."),
+    ("One in four adults in the town smokes, the survey found.", "25% of adults in the town smoke, the survey found."),
+    ("A quarter of the staff were laid off in May.", "25 per cent of the staff were laid off in May."),
+])
+def test_a_share_given_in_other_words_is_the_same_figure(context, answer):
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+
+
+def test_a_different_share_is_still_a_different_figure():
+    claim = audit("Two thirds of the members voted for the merger.", "About 30% of the members voted for the merger.").claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED and "different figure" in claim.rationale
+
+
+@pytest.mark.parametrize("context, answer", [
     ("Visitors doubled in the first six months, the city said.", "Visitors doubled in the first 12 months."),
     ("The works took a year and a half.", "The works took 14 months."),
 ])

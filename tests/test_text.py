@@ -3,8 +3,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rt4chart.text.durations import durations, restated
 from rt4chart.text.lexicon import tokenize
+from rt4chart.text.measures import durations, restated, shares
 from rt4chart.text.segment import make_windows, split_sentences
 
 
@@ -70,11 +70,40 @@ def test_a_stride_larger_than_the_window_is_refused():
 ])
 def test_durations_are_read_as_days(text, days):
 
-    assert [round(d.days, 6) for d in durations(tokenize(text))] == [round(x, 6) for x in days]
+    assert [round(d.value, 6) for d in durations(tokenize(text))] == [round(x, 6) for x in days]
 
 
 def test_only_the_words_of_an_equal_duration_restate_it():
 
     tokens = tokenize("doubled in 6 months after 2 weeks")
-    assert [tokens[i].text for i in sorted(restated(tokens, [365.2425 / 2]))] == ["6", "months"]
-    assert restated(tokens, [30.0]) == set()   # 30 days is no 2 weeks and no 6 months
+    theirs = durations(tokenize("half a year, then 30 days"))
+    assert [tokens[i].text for i in sorted(restated(tokens, theirs))] == ["6", "months"]  # 30 days: no 2 weeks
+    assert restated(tokens, shares(tokenize("half of them"))) == set()   # a share is no duration
+    assert restated(tokenize("for 100 days"), durations(tokenize("for 101 days"))) == set()  # one unit: as written
+
+
+def test_a_percentage_restates_a_fraction_within_its_rounding_only():
+    two_thirds = shares(tokenize("two thirds of the members"))
+    assert restated(tokenize("67% of them"), two_thirds) == {0}
+    assert restated(tokenize("66% of them"), two_thirds) == set()
+    assert restated(tokenize("66.7% of them"), two_thirds) == {0}
+    assert restated(tokenize("13% of them"), shares(tokenize("13.8% of them"))) == set()
+
+
+@pytest.mark.parametrize("text, values", [
+    ("turnout was 50%", [0.5]),
+    ("25 percent of the staff", [0.25]),
+    ("25 per cent of the staff", [0.25]),
+    ("half of the members", [0.5]),
+    ("a quarter of the staff", [0.25]),
+    ("three quarters of them", [0.75]),
+    ("two-thirds of the members", [2 / 3]),
+    ("one-third of the members", [1 / 3]),
+    ("a fifth of the budget", [0.2]),
+    ("one in four adults", [0.25]),
+    ("1 out of 5 voters", [0.2]),
+    ("half a year", []),            # a duration, not a share
+    ("3 in 2020", []),              # a count and a year, not a share
+])
+def test_shares_are_read_as_fractions(text, values):
+    assert [round(m.value, 6) for m in shares(tokenize(text))] == [round(v, 6) for v in values]

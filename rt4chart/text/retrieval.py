@@ -6,8 +6,8 @@ from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
-from rt4chart.text.durations import UNIT_STEMS, durations
 from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
+from rt4chart.text.measures import MEASURE_STEMS, Measure, measures
 
 
 class _PerSentence:
@@ -49,7 +49,7 @@ class SentenceIndex:
         self.lowers: _PerSentence = _PerSentence(n, lambda i: frozenset(t.lower for t in self.tokens[i]))
         self.values: _PerSentence = _PerSentence(n, lambda i: tuple(t.number for t in self.tokens[i]
                                                                     if t.number is not None))
-        self.durations: _PerSentence = _PerSentence(n, lambda i: tuple(d.days for d in durations(self.tokens[i])))
+        self.measures: _PerSentence = _PerSentence(n, lambda i: tuple(measures(self.tokens[i])))
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0
         df: Counter[str] = Counter()
@@ -67,12 +67,14 @@ class SentenceIndex:
         return len(self.sentences)
 
     @property
-    def all_durations(self) -> tuple[float, ...]:
-        """Every duration the context gives (days), from the sentences that name a unit of time."""
-        if not hasattr(self, "_all_durations"):
-            self._all_durations = tuple(d for i, counts in enumerate(self.term_counts)
-                                        if not UNIT_STEMS.isdisjoint(counts) for d in self.durations[i])
-        return self._all_durations
+    def all_measures(self) -> tuple[Measure, ...]:
+        """Every duration and share the context gives (`rt4chart.text.measures`), from the sentences that hold a
+        number or a word of one."""
+        if not hasattr(self, "_all_measures"):
+            self._all_measures = tuple(m for i, counts in enumerate(self.term_counts)
+                                       if self.numbers[i] or not MEASURE_STEMS.isdisjoint(counts)
+                                       for m in self.measures[i])
+        return self._all_measures
 
     def score(self, query_stems: Iterable[str], sentence_id: int) -> float:
         """BM25 score of one sentence for a bag of query stems. Terms are summed in sorted order: a float

@@ -6,8 +6,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 from rt4chart.core.types import Claim, Span
-from rt4chart.text.durations import durations, restated
 from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
+from rt4chart.text.measures import measures, restated
 
 
 class EvidencePool:
@@ -24,13 +24,13 @@ class EvidencePool:
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
         self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
             *(index.numbers[i] for i in evidence))
-        self.durations = [d.days for d in durations(question)] + [d for i in evidence for d in index.durations[i]]
-        self.restated: set[int] = set()  # id(claim token) of words restating one of those durations
+        self.measures = measures(question) + [m for i in evidence for m in index.measures[i]]
+        self.restated: set[int] = set()  # id(claim token) of words restating one of those figures
 
     def mark_restated(self, tokens: list[Token]) -> None:
-        """The claim's words that give one of the evidence's durations in other units ('half a year' for
-        'six months') are supported, numbers and units alike."""
-        self.restated = {id(tokens[i]) for i in restated(tokens, self.durations)} if self.durations else set()
+        """The claim's words that give one of the evidence's durations or shares in other words ('half a year'
+        for 'six months', '67%' for 'two thirds') are supported, numbers and units alike."""
+        self.restated = {id(tokens[i]) for i in restated(tokens, self.measures)} if self.measures else set()
 
     def supports(self, t: Token) -> bool:
         if id(t) in self.restated:

@@ -23,7 +23,6 @@ from rt4chart.judges.offline.context_checks import about_context_check, citation
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems
 from rt4chart.text.claims import split_claims
-from rt4chart.text.durations import restated
 from rt4chart.text.lexicon import (
     Token,
     acronym_stretches,
@@ -36,6 +35,7 @@ from rt4chart.text.lexicon import (
     satisfies,
     tokenize,
 )
+from rt4chart.text.measures import restated
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ class OfflineSettings:
     check_citations: bool = True     # a claim citing a passage that does not say it: contradicted
     compare_quantities: bool = False  # 'more than 50' / 'about 60' accept a context figure of 61 (off: it
     #                                   lowered FB/HE BA on dev, see docs/benchmarks.md)
-    compare_durations: bool = True   # 'half a year' restates 'six months': the same days (within 2%), no other figure
+    compare_restated: bool = True    # 'half a year' restates 'six months', '67%' 'two thirds': no other figure
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
     single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry (0: off)
@@ -154,7 +154,7 @@ class OfflineJudge(Judge):
         if cfg.compare_quantities:
             pool.comparators = {id(t): op for i, t in enumerate(tokens)
                                 if t.number is not None and (op := comparator(tokens, i)) is not None}
-        if cfg.compare_durations:
+        if cfg.compare_restated:
             pool.mark_restated(tokens)
         scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
 
@@ -218,7 +218,7 @@ class OfflineJudge(Judge):
         for sentence_id in evidence:
             sentence = EvidencePool(index, [sentence_id], [], cfg.prefix_match)
             sentence.comparators = comparators
-            if cfg.compare_durations:
+            if cfg.compare_restated:
                 sentence.mark_restated(tokens)
             missing = [t for t in own if not sentence.supports(t)]
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
@@ -270,8 +270,8 @@ class OfflineJudge(Judge):
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]
                        and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
-            if numbers and self.config.compare_durations and index.durations[sentence_id]:
-                same = {id(tokens[i]) for i in restated(tokens, index.durations[sentence_id])}
+            if numbers and self.config.compare_restated and index.measures[sentence_id]:
+                same = {id(tokens[i]) for i in restated(tokens, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
