@@ -71,7 +71,7 @@ def test_a_lost_foot_where_the_context_says_the_leg_was_amputated_is_flagged(hyb
 
 
 def test_a_correct_paraphrase_of_a_figure_is_entailed(hybrid):
-    # 'half year' and 'six months' are the same number of days (rt4chart.text.durations), and the verifier
+    # 'half year' and 'six months' are the same number of days (rt4chart.text.measures), and the verifier
     # reads the paraphrase (P entailed 0.71): neither judge sees a different figure
     context = ("The museum opened in March. Visitors doubled in the first six months, the city said. "
                "The café is on the ground floor.")

@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rt4chart.text.lexicon import tokenize
-from rt4chart.text.measures import durations, restated, shares
+from rt4chart.text.measures import durations, measures, restated, shares
 from rt4chart.text.segment import make_windows, split_sentences
 
 
@@ -69,25 +69,24 @@ def test_a_stride_larger_than_the_window_is_refused():
     ("the first year", []),       # no figure
 ])
 def test_durations_are_read_as_days(text, days):
-
     assert [round(d.value, 6) for d in durations(tokenize(text))] == [round(x, 6) for x in days]
 
 
 def test_only_the_words_of_an_equal_duration_restate_it():
-
     tokens = tokenize("doubled in 6 months after 2 weeks")
     theirs = durations(tokenize("half a year, then 30 days"))
-    assert [tokens[i].text for i in sorted(restated(tokens, theirs))] == ["6", "months"]  # 30 days: no 2 weeks
-    assert restated(tokens, shares(tokenize("half of them"))) == set()   # a share is no duration
-    assert restated(tokenize("for 100 days"), durations(tokenize("for 101 days"))) == set()  # one unit: as written
+    mine = measures(tokens)
+    assert [tokens[i].text for i in sorted(restated(mine, theirs))] == ["6", "months"]  # 30 days: no 2 weeks
+    assert restated(mine, shares(tokenize("half of them"))) == set()   # a share is no duration
+    assert restated(durations(tokenize("for 100 days")), durations(tokenize("for 101 days"))) == set()  # one unit
 
 
 def test_a_percentage_restates_a_fraction_within_its_rounding_only():
     two_thirds = shares(tokenize("two thirds of the members"))
-    assert restated(tokenize("67% of them"), two_thirds) == {0}
-    assert restated(tokenize("66% of them"), two_thirds) == set()
-    assert restated(tokenize("66.7% of them"), two_thirds) == {0}
-    assert restated(tokenize("13% of them"), shares(tokenize("13.8% of them"))) == set()
+    assert restated(shares(tokenize("67% of them")), two_thirds) == {0}
+    assert restated(shares(tokenize("66% of them")), two_thirds) == set()
+    assert restated(shares(tokenize("66.7% of them")), two_thirds) == {0}
+    assert restated(shares(tokenize("13% of them")), shares(tokenize("13.8% of them"))) == set()
 
 
 @pytest.mark.parametrize("text, values", [

@@ -102,10 +102,6 @@ def durations(tokens: Sequence[Token]) -> list[Measure]:
     return found
 
 
-def _percent(t: Token) -> bool:
-    return t.number is not None and (t.lower.endswith("%") or t.lower.endswith("percent"))
-
-
 def _percent_measure(first: int, last: int, written: str, value: float) -> Measure:
     """A percentage is exact to half a unit of its last digit: '67%' is 0.665 to 0.675."""
     digits = written.split()[0].rstrip("%")
@@ -119,7 +115,7 @@ def shares(tokens: Sequence[Token]) -> list[Measure]:
     n = len(tokens)
     for j, t in enumerate(tokens):
         nxt = tokens[j + 1].lower if j + 1 < n else ""
-        if _percent(t) and t.number is not None:                                        # 50%, 25 percent
+        if t.number is not None and (t.lower.endswith("%") or t.lower.endswith("percent")):  # 50%, 25 percent
             found.append(_percent_measure(j, j, t.text, t.number))
         elif t.number is not None and nxt == "per" and j + 2 < n and tokens[j + 2].lower == "cent":
             found.append(_percent_measure(j, j + 2, t.text, t.number))                  # 25 per cent
@@ -148,11 +144,11 @@ def measures(tokens: Sequence[Token]) -> list[Measure]:
     return durations(tokens) + shares(tokens)
 
 
-def restated(tokens: Sequence[Token], theirs: Sequence[Measure]) -> set[int]:
-    """Indices of `tokens` inside a figure that restates one of `theirs` in another unit: words that give a
-    figure the other text gives in other words."""
+def restated(mine: Sequence[Measure], theirs: Sequence[Measure]) -> set[int]:
+    """Token indices of those of `mine` that restate one of `theirs` in another unit: the words that give a figure
+    the other text gives in other words."""
     out: set[int] = set()
-    for m in measures(tokens):
+    for m in mine:
         if any(m.restates(other) for other in theirs):
             out.update(range(m.first, m.last + 1))
     return out

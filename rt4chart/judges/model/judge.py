@@ -23,7 +23,7 @@ from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import number_key, tokenize
-from rt4chart.text.measures import restated
+from rt4chart.text.measures import measures, restated
 
 SHIPPED = "shipped"
 _DIGIT = re.compile(r"\d")
@@ -313,7 +313,7 @@ class HybridJudge(ModelJudge):
             missing = [i for i, t in enumerate(tokens) if t.number is not None and _DIGIT.search(t.text)
                        and number_key(t.number) not in audit.index.all_numbers]
             if missing and self.offline.config.compare_restated:  # '12 months' where the context says 'a year'
-                same = restated(tokens, audit.index.all_measures)
+                same = restated(measures(tokens), audit.index.all_measures)
                 missing = [i for i in missing if i not in same]
             return bool(missing)
         return False

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
+from typing import Sequence
 
 from rt4chart.core.types import Claim, Span
 from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
-from rt4chart.text.measures import measures, restated
+from rt4chart.text.measures import Measure, measures, restated
 
 
 class EvidencePool:
@@ -24,13 +25,16 @@ class EvidencePool:
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
         self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
             *(index.numbers[i] for i in evidence))
-        self.measures = measures(question) + [m for i in evidence for m in index.measures[i]]
-        self.restated: set[int] = set()  # id(claim token) of words restating one of those figures
+        self._question, self._index, self._evidence = question, index, evidence
+        self.restated: set[int] = set()  # id(claim token) of words restating a figure of the evidence
 
-    def mark_restated(self, tokens: list[Token]) -> None:
+    def mark_restated(self, tokens: list[Token], mine: Sequence[Measure]) -> None:
         """The claim's words that give one of the evidence's durations or shares in other words ('half a year'
-        for 'six months', '67%' for 'two thirds') are supported, numbers and units alike."""
-        self.restated = {id(tokens[i]) for i in restated(tokens, self.measures)} if self.measures else set()
+        for 'six months', '67%' for 'two thirds') are supported, numbers and units alike. `mine`: the claim's
+        figures (`measures(tokens)`); the evidence's are only looked at when the claim has one."""
+        if mine:
+            theirs = measures(self._question) + [m for i in self._evidence for m in self._index.measures[i]]
+            self.restated = {id(tokens[i]) for i in restated(mine, theirs)}
 
     def supports(self, t: Token) -> bool:
         if id(t) in self.restated:

@@ -35,7 +35,7 @@ from rt4chart.text.lexicon import (
     satisfies,
     tokenize,
 )
-from rt4chart.text.measures import restated
+from rt4chart.text.measures import Measure, measures, restated
 
 
 @dataclass(frozen=True)
@@ -154,11 +154,11 @@ class OfflineJudge(Judge):
         if cfg.compare_quantities:
             pool.comparators = {id(t): op for i, t in enumerate(tokens)
                                 if t.number is not None and (op := comparator(tokens, i)) is not None}
-        if cfg.compare_restated:
-            pool.mark_restated(tokens)
+        mine = measures(tokens) if cfg.compare_restated else []  # the claim's durations and shares
+        pool.mark_restated(tokens, mine)
         scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
 
-        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer)
+        contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer, mine)
         if contradiction is not None:
             sentence_id, reason, spans = contradiction
             return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason,
@@ -195,7 +195,8 @@ class OfflineJudge(Judge):
         if not evidence:
             return Judgement(Verdict.ENTAILED, rationale="restates the question"), -2.0
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
-                     else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators))
+                     else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators,
+                                          mine))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
@@ -204,7 +205,7 @@ class OfflineJudge(Judge):
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence"), min(margin, -1e-6)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
-                   question_stems: set[str], comparators: dict[int, str]) -> list[Token]:
+                   question_stems: set[str], comparators: dict[int, str], mine: list[Measure]) -> list[Token]:
         """The claim's own content (beyond the question) that even its best-covering evidence sentence
         lacks, when that is too much: the words exist in the context, but no sentence relates them."""
         cfg = self.config
@@ -218,8 +219,7 @@ class OfflineJudge(Judge):
         for sentence_id in evidence:
             sentence = EvidencePool(index, [sentence_id], [], cfg.prefix_match)
             sentence.comparators = comparators
-            if cfg.compare_restated:
-                sentence.mark_restated(tokens)
+            sentence.mark_restated(tokens, mine)
             missing = [t for t in own if not sentence.supports(t)]
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
                 best_missing = missing
@@ -249,7 +249,8 @@ class OfflineJudge(Judge):
         return self.config.soft_counts and t.lower.isalpha() and t.number is not None and t.number <= 10
 
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
-                       scope_numbers: set[str], answer_text: str) -> Optional[tuple[int, str, list[Span]]]:
+                       scope_numbers: set[str], answer_text: str,
+                       mine: list[Measure]) -> Optional[tuple[int, str, list[Span]]]:
         """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
         claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
         claim_clauses = clauses(tokens, answer_text)
@@ -270,8 +271,8 @@ class OfflineJudge(Judge):
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
                        and t.lower not in index.lowers[sentence_id]
                        and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
-            if numbers and self.config.compare_restated and index.measures[sentence_id]:
-                same = {id(tokens[i]) for i in restated(tokens, index.measures[sentence_id])}
+            if numbers and mine and index.measures[sentence_id]:
+                same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
