@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from rt4chart.text.lexicon import tokenize
 from rt4chart.text.measures import durations, measures, restated, shares
+from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.text.segment import make_windows, split_sentences
 
 
@@ -106,3 +107,13 @@ def test_a_percentage_restates_a_fraction_within_its_rounding_only():
 ])
 def test_shares_are_read_as_fractions(text, values):
     assert [round(m.value, 6) for m in shares(tokenize(text))] == [round(v, 6) for v in values]
+
+
+@pytest.mark.parametrize("context", [
+    "One-third of the members voted yes. The rest abstained.",   # no number, no fraction word: a hyphenated one
+    "A third of the members voted yes. The rest abstained.",
+    "Turnout was 33%. The rest abstained.",
+])
+def test_every_sentence_that_holds_a_figure_gives_it_to_the_whole_context(context):
+    index = SentenceIndex(split_sentences(context))
+    assert [round(m.value, 2) for m in index.all_measures] == [0.33]

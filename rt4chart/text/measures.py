@@ -15,7 +15,7 @@ judge uses it so that a claim restating a figure in other words is not read as g
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Iterable, Optional, Sequence
 
 from rt4chart.text.lexicon import Token, stem
 
@@ -25,7 +25,7 @@ UNITS = {
     "second": 1 / 86400, "minute": 1 / 1440, "hour": 1 / 24, "day": 1.0, "week": 7.0, "fortnight": 14.0,
     "month": _YEAR / 12, "year": _YEAR, "decade": 10 * _YEAR, "century": 100 * _YEAR,
 }
-_PLURALS = {"centuries": "century", "halves": "half"}
+_PLURALS = {"centuries": "century"}
 FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10}
 _SMALL = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -138,6 +138,19 @@ def shares(tokens: Sequence[Token]) -> list[Measure]:
             if count is not None and whole and 0 < count < whole <= 100:
                 found.append(Measure(j, k + 1, SHARE, count / whole, "ratio"))
     return found
+
+
+def may_hold(stems: Iterable[str]) -> bool:
+    """Whether a sentence with these stems can hold a figure that is not written with a number: a unit of time
+    or a fraction word ('a year', 'half of', 'a quarter'), or a hyphenated fraction ('one-third'). A sentence
+    without any of them, and without a number, has no measure."""
+    for s in stems:
+        if s in MEASURE_STEMS:
+            return True
+        head, dash, tail = s.partition("-")
+        if dash and head in _SMALL and _singular(tail, FRACTIONS) is not None:
+            return True
+    return False
 
 
 def measures(tokens: Sequence[Token]) -> list[Measure]:

@@ -7,7 +7,7 @@ from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
 from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
-from rt4chart.text.measures import MEASURE_STEMS, Measure, measures
+from rt4chart.text.measures import Measure, may_hold, measures
 
 
 class _PerSentence:
@@ -72,7 +72,7 @@ class SentenceIndex:
         number or a word of one."""
         if not hasattr(self, "_all_measures"):
             self._all_measures = tuple(m for i, counts in enumerate(self.term_counts)
-                                       if self.numbers[i] or not MEASURE_STEMS.isdisjoint(counts)
+                                       if self.numbers[i] or may_hold(counts)
                                        for m in self.measures[i])
         return self._all_measures
 
