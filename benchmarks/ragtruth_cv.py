@@ -32,23 +32,30 @@ def main() -> None:
     parser.add_argument("--models", required=True, help="fold 0's model,fold 1's model")
     parser.add_argument("--judges", default="model,hybrid")
     parser.add_argument("--out", type=Path, help="folder for each judge's merged predictions (JSONL)")
+    parser.add_argument("--fuse-biases", default="0",
+                        help="hybrid: comma-separated fusion biases, each scored (the model reads each pair once)")
     args = parser.parse_args()
     models = args.models.split(",")
     gold = load_gold([str(DEV)])
     folds = [[g for g in gold if fold_of(g) == k] for k in (0, 1)]
     print(f"folds: {len(folds[0])} and {len(folds[1])} records")
-    for kind in args.judges.split(","):
+    biases = [float(b) for b in args.fuse_biases.split(",")]
+    runs = [(k, b) for k in args.judges.split(",") for b in (biases if k == "hybrid" else [0.0])]
+    for kind, bias in runs:
         started = time.perf_counter()
         preds: dict[str, dict] = {}
+        options = {"fuse_bias": bias} if kind == "hybrid" else {}
         for k, records in enumerate(folds):
-            preds.update({p["id"]: p for p in run_bench(records, make_judge(kind, model=models[k])).predictions})
+            judge = make_judge(kind, model=models[k], **options)
+            preds.update({p["id"]: p for p in run_bench(records, judge).predictions})
         s = group_scores(gold, preds, strict=False)["all"]
-        print(json.dumps({"judge": kind, "ba": s.balanced_accuracy, "f1": s.f1, "p": s.precision, "r": s.recall,
-                          "span_f1": s.span_f1, "auroc": s.auroc, "s": round(time.perf_counter() - started, 1)}),
-              flush=True)
+        print(json.dumps({"judge": kind, **options, "ba": s.balanced_accuracy, "f1": s.f1, "p": s.precision,
+                          "r": s.recall, "span_f1": s.span_f1, "auroc": s.auroc,
+                          "s": round(time.perf_counter() - started, 1)}), flush=True)
         if args.out:
             args.out.mkdir(parents=True, exist_ok=True)
-            with (args.out / f"{kind}_ragtruth.jsonl").open("w") as fh:
+            name = f"{kind}_ragtruth.jsonl" if not bias else f"{kind}_b{bias:g}_ragtruth.jsonl"
+            with (args.out / name).open("w") as fh:
                 for g in gold:
                     fh.write(json.dumps(preds[g["id"]]) + "\n")
 
