@@ -171,6 +171,13 @@ def rag_logs(path: Path, rows: int, unit: str = "metres", id_column: str = "uid"
     return path
 
 
+def settled(page, timeout: int = 60_000) -> None:
+    """Wait until the app's rerun has ended: no running icon, and no stale element left from the last run
+    (Streamlit shows the old elements, faded, beside the new ones until the rerun ends)."""
+    page.wait_for_function("""() => !document.querySelector('[data-testid="stStatusWidgetRunningIcon"]')
+        && !document.querySelector('[data-stale="true"]')""", timeout=timeout)
+
+
 def combobox(page, label: str):
     return page.get_by_role("combobox", name=label, exact=True)
 
@@ -279,7 +286,8 @@ def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(a
             page.keyboard.press("Escape")
             shot(page, "batch-filtered")
             page.get_by_text("1 of 2 rows shown").wait_for(timeout=30_000)
-            with page.expect_download() as download:
+            settled(page)  # the button of the filtered rerun, not the last run's stale one
+            with page.expect_download(timeout=60_000) as download:
                 page.get_by_role("button", name="Download CSV").click()
             rows = download.value.path().read_text().splitlines()
             assert len(rows) == 2 and rows[1].startswith("plain,")  # the header and the one row shown
@@ -499,7 +507,7 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
         playwright.expect(group.get_by_role("radio", name="judge is right")).to_be_checked(timeout=30_000)
         save = page.get_by_role("button", name="Save review")
         for attempt in range(3):  # a rerun of the page (the radio's change) can take the focus away first
-            page.wait_for_timeout(500)
+            settled(page)
             save.focus()
             playwright.expect(save).to_be_focused(timeout=10_000)
             page.keyboard.press("Enter")
