@@ -8,6 +8,12 @@ loses at most that many steps. One thread by default, so it can run beside other
 Pairs labelled `hallucinated` (the source says the sentence is not faithful, not whether it contradicts or
 adds) are trained on the summed probability of contradicted + baseless.
 
+Distillation (`--teacher DIR --layers 0,2,5`): the student starts from the teacher with only the listed
+encoder layers kept (fewer layers, proportionally faster to read), and learns from the teacher's
+probabilities on every pair as well as from the gold label (`--distill-weight` of the loss). The teacher's
+probabilities are computed once and kept in the run folder (`teacher.pt`), so a resumed run does not
+recompute them.
+
     python training/train.py --pairs training/work/pairs.jsonl --out training/work/run --epochs 1
 """
 from __future__ import annotations
@@ -68,6 +74,43 @@ def loss_of(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return -torch.where(plain, picked, unfaithful).mean()
 
 
+def distill_loss(logits: torch.Tensor, targets: torch.Tensor, teacher: torch.Tensor, weight: float) -> torch.Tensor:
+    """(1 - weight) x the gold loss + weight x KL(teacher || student) over the three labels."""
+    kl = torch.nn.functional.kl_div(torch.log_softmax(logits, dim=-1), teacher, reduction="batchmean")
+    return (1 - weight) * loss_of(logits, targets) + weight * kl
+
+
+def keep_layers(model, layers: list[int]):
+    """The model with only these encoder layers, in this order (BERT-style encoders)."""
+    encoder = model.base_model.encoder
+    encoder.layer = torch.nn.ModuleList([encoder.layer[i] for i in layers])
+    model.config.num_hidden_layers = len(layers)
+    for i, layer in enumerate(encoder.layer):  # the attention's layer index follows its new place
+        for module in layer.modules():
+            if hasattr(module, "layer_idx"):
+                module.layer_idx = i
+    return model
+
+
+def teacher_probs(teacher_dir: Path, tokenizer, pairs: list[dict], max_len: int, cache: Path) -> torch.Tensor:
+    """The teacher's probabilities for every training pair, computed once (kept in `cache`)."""
+    key = hashlib.sha256(json.dumps([str(teacher_dir), max_len, [[p["premise"], p["hypothesis"]] for p in pairs]])
+                         .encode()).hexdigest()
+    if cache.exists():
+        stored = torch.load(cache, weights_only=False)
+        if stored["key"] == key:
+            return stored["probs"]
+    teacher = AutoModelForSequenceClassification.from_pretrained(str(teacher_dir)).eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(pairs), 64):
+            enc, _ = encode(tokenizer, pairs[i:i + 64], max_len)
+            out.append(torch.softmax(teacher(**enc).logits, dim=-1))
+    probs = torch.cat(out)
+    save(cache, {"key": key, "probs": probs})
+    return probs
+
+
 def encode(tokenizer, pairs: list[dict], max_len: int):
     enc = tokenizer([p["premise"] for p in pairs], [p["hypothesis"] for p in pairs], truncation="only_first",
                     max_length=max_len, padding=True, return_tensors="pt")
@@ -115,15 +158,26 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--init", type=Path, default=None,
                         help="start from this fine-tuned model folder (e.g. an earlier run's final/) instead of the encoder")
+    parser.add_argument("--teacher", type=Path, default=None,
+                        help="distil this fine-tuned model folder into a student made of its --layers")
+    parser.add_argument("--layers", default=None, help="with --teacher: the teacher's encoder layers the student keeps, "
+                                                      "e.g. 0,2,5")
+    parser.add_argument("--distill-weight", type=float, default=0.5)
     args = parser.parse_args()
+    if args.teacher and (args.init or not args.layers):
+        parser.error("--teacher needs --layers and starts from the teacher itself (no --init)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "train.log").open("a")
     tokenizer = AutoTokenizer.from_pretrained(encoder_path())
+    start = args.teacher or args.init
     model = AutoModelForSequenceClassification.from_pretrained(
-        str(args.init) if args.init else encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+        str(start) if start else encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+    if args.teacher:
+        model = keep_layers(model, [int(x) for x in args.layers.split(",")])
     train, valid = load_pairs(args.pairs, args.validation_share)
+    soft = teacher_probs(args.teacher, tokenizer, train, args.max_len, args.out / "teacher.pt") if args.teacher else None
     per_epoch = batches(train, tokenizer, args.batch_size, args.max_len, args.seed)
     total_steps = int(len(per_epoch) * args.epochs)
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
@@ -149,7 +203,9 @@ def main() -> None:
             orders[epoch] = batches(train, tokenizer, args.batch_size, args.max_len, args.seed + epoch)
         order = orders[epoch]
         enc, y = encode(tokenizer, [train[i] for i in order[index]], args.max_len)
-        loss = loss_of(model(**enc).logits, y)
+        logits = model(**enc).logits
+        loss = (distill_loss(logits, y, soft[order[index]], args.distill_weight) if soft is not None
+                else loss_of(logits, y))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
