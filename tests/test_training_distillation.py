@@ -1,0 +1,65 @@
+"""training/train.py's distillation: a student keeps the teacher's chosen layers and nothing else, saves and
+loads as a smaller model of the same kind, and learns from the gold labels and the teacher's probabilities
+in the share asked for."""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from tests.tiny_models import build  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _train_module():
+    spec = importlib.util.spec_from_file_location("rt4chart_training_train", ROOT / "training" / "train.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _logits(model, tok):
+    enc = tok(["the bridge was built in paris", "the river"], ["the bridge is old", "the city"],
+              return_tensors="pt", padding=True)
+    with torch.no_grad():
+        return model(**enc).logits
+
+
+def test_a_student_keeps_only_the_chosen_layers_and_loads_back_as_the_same_smaller_model(tmp_path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    train = _train_module()
+    folder = build(tmp_path / "teacher", "nli", ["entailment", "neutral", "contradiction"], favour=0)
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    teacher = AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
+    whole = train.keep_layers(AutoModelForSequenceClassification.from_pretrained(str(folder)).eval(), [0, 1])
+    assert torch.allclose(_logits(whole, tok), _logits(teacher, tok))  # keeping every layer changes nothing
+
+    student = train.keep_layers(AutoModelForSequenceClassification.from_pretrained(str(folder)).eval(), [1])
+    assert student.config.num_hidden_layers == 1 and len(student.base_model.encoder.layer) == 1
+    assert torch.equal(student.base_model.encoder.layer[0].output.dense.weight,
+                       teacher.base_model.encoder.layer[1].output.dense.weight)
+    student.save_pretrained(str(tmp_path / "student"))
+    loaded, info = AutoModelForSequenceClassification.from_pretrained(str(tmp_path / "student"),
+                                                                     output_loading_info=True)
+    assert not (info["missing_keys"] or info["unexpected_keys"] or info["mismatched_keys"])
+    assert torch.allclose(_logits(loaded.eval(), tok), _logits(student, tok))
+    assert not torch.allclose(_logits(student, tok), _logits(teacher, tok))
+
+
+def test_the_distillation_loss_weighs_gold_and_teacher_as_asked():
+    train = _train_module()
+    logits = torch.tensor([[2.0, 0.1, -1.0], [0.3, 0.2, 1.5]])
+    gold = torch.tensor([0, 3])  # entailed; hallucinated (contradicted or baseless)
+    itself = torch.softmax(logits, dim=-1)
+    assert torch.isclose(train.distill_loss(logits, gold, itself, 0.0), train.loss_of(logits, gold))
+    assert torch.isclose(train.distill_loss(logits, gold, itself, 1.0), torch.tensor(0.0), atol=1e-6)
+    other = torch.tensor([[0.1, 0.8, 0.1], [0.9, 0.05, 0.05]])
+    half = train.distill_loss(logits, gold, other, 0.5)
+    assert torch.isclose(half, 0.5 * train.loss_of(logits, gold) + 0.5 * train.distill_loss(logits, gold, other, 1.0))
+    assert train.distill_loss(logits, gold, other, 1.0) > 0.1
