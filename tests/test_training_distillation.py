@@ -63,3 +63,32 @@ def test_the_distillation_loss_weighs_gold_and_teacher_as_asked():
     half = train.distill_loss(logits, gold, other, 0.5)
     assert torch.isclose(half, 0.5 * train.loss_of(logits, gold) + 0.5 * train.distill_loss(logits, gold, other, 1.0))
     assert train.distill_loss(logits, gold, other, 1.0) > 0.1
+
+
+def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resumed_run(tmp_path):
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    train = _train_module()
+    folder = build(tmp_path / "teacher", "nli", ["entailed", "contradicted", "baseless"], favour=1)
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    sharp = AutoModelForSequenceClassification.from_pretrained(str(folder))
+    with torch.no_grad():  # probabilities that differ from pair to pair, so a pair given another's shows
+        sharp.classifier.weight.mul_(1e6)
+        sharp.classifier.bias.zero_()
+    sharp.save_pretrained(str(folder))
+    pairs = [{"premise": p, "hypothesis": h, "label": "entailed"} for p, h in [
+        ("the bridge was built in paris in the old city of france", "the bridge is old"),
+        ("the river", "the city"), ("rome is the capital of italy", "rome is in italy")]]
+    cache = tmp_path / "run" / "teacher.pt"
+    cache.parent.mkdir()
+    probs = train.teacher_probs(folder, tok, pairs, 64, cache)
+    teacher = AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
+    assert not torch.allclose(probs[0], probs[1], atol=1e-3)
+    for row, pair in zip(probs, pairs):  # in the pairs' order, as if each were read alone
+        enc = tok([pair["premise"]], [pair["hypothesis"]], return_tensors="pt")
+        with torch.no_grad():
+            assert torch.allclose(row, torch.softmax(teacher(**enc).logits, dim=-1)[0], atol=1e-5)
+    stamp = cache.stat().st_mtime_ns
+    assert torch.equal(train.teacher_probs(folder, tok, pairs, 64, cache), probs) and cache.stat().st_mtime_ns == stamp
+    fewer = train.teacher_probs(folder, tok, pairs[:2], 64, cache)  # other pairs: computed again, not reused
+    assert fewer.shape == (2, 3) and cache.stat().st_mtime_ns != stamp

@@ -101,12 +101,13 @@ def teacher_probs(teacher_dir: Path, tokenizer, pairs: list[dict], max_len: int,
         if stored["key"] == key:
             return stored["probs"]
     teacher = AutoModelForSequenceClassification.from_pretrained(str(teacher_dir)).eval()
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(pairs), 64):
-            enc, _ = encode(tokenizer, pairs[i:i + 64], max_len)
-            out.append(torch.softmax(teacher(**enc).logits, dim=-1))
-    probs = torch.cat(out)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i]["premise"]) + len(pairs[i]["hypothesis"]))
+    probs = torch.empty(len(pairs), len(LABELS))
+    with torch.no_grad():  # read in order of length, so a batch is padded to its own pairs' width
+        for start in range(0, len(order), 64):
+            chunk = order[start:start + 64]
+            enc, _ = encode(tokenizer, [pairs[i] for i in chunk], max_len)
+            probs[chunk] = torch.softmax(teacher(**enc).logits, dim=-1)
     save(cache, {"key": key, "probs": probs})
     return probs
 
