@@ -230,20 +230,14 @@ class ModelJudge(Judge):
 
     def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int], audit: AuditInput,
                 usage: Usage, final: bool) -> ModelJudgement:
-        cfg = self.config
-        if contra >= cfg.contradict_threshold and contra >= entail:
-            verdict, score = Verdict.CONTRADICTED, 0.5 + 0.5 * contra
+        verdict, score = model_verdict(entail, contra, self.config)
+        if verdict is Verdict.CONTRADICTED:
             why = f"the model reads a contradiction (P {contra:.2f})"
-        elif entail >= cfg.entail_threshold:
-            verdict = Verdict.ENTAILED
-            score = 0.5 * (1 - (entail - cfg.entail_threshold) / max(1e-9, 1 - cfg.entail_threshold))
+        elif verdict is Verdict.ENTAILED:
             why = f"the model reads it in the context (P entailed {entail:.2f})"
         else:
-            verdict = Verdict.BASELESS
-            score = 0.5 + 0.5 * (cfg.entail_threshold - entail) / max(1e-9, cfg.entail_threshold)
             why = f"the model finds no support in the context (P entailed {entail:.2f})"
-        j = ModelJudgement(verdict, rationale=why, score=min(1.0, max(0.0, score)), entail=entail, contra=contra,
-                           piece=list(piece))
+        j = ModelJudgement(verdict, rationale=why, score=score, entail=entail, contra=contra, piece=list(piece))
         if verdict is not Verdict.ENTAILED:
             j.unsupported = list(claim.spans)
         if final and piece:
@@ -343,12 +337,9 @@ class HybridJudge(ModelJudge):
         """One claim score from both judges: logit(offline) + k · logit(model) + b, each logit clipped to ±clip
         (k, b, clip chosen by measurement, docs/benchmarks.md); 0.5 stays the verdict's boundary. A hallucinated claim is contradicted when either
         judge found a contradiction; its spans are the offline judge's unsupported words where it has them."""
-        cfg = self.config
         offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
         mine = read.score if read.score is not None else 0.5
-        clip = cfg.fuse_clip
-        score = _sigmoid(max(-clip, min(clip, _logit(offline))) + cfg.fuse_model * max(-clip, min(clip, _logit(mine)))
-                         + cfg.fuse_bias)
+        score = fused_score(offline, mine, self.config)
         if score < 0.5:
             j = read if read.verdict is Verdict.ENTAILED else lexical
             verdict, spans = Verdict.ENTAILED, []
@@ -363,6 +354,26 @@ class HybridJudge(ModelJudge):
         if verdict is Verdict.ENTAILED and not out.supporting:
             out.supporting = list(read.supporting or lexical.supporting)
         return out
+
+
+def model_verdict(entail: float, contra: float, settings: ModelSettings) -> tuple[Verdict, float]:
+    """A claim's verdict and score from the model's best P(entailed) and P(contradicted): contradicted first (from
+    `contradict_threshold`), then entailed (from `entail_threshold`), else baseless; the score is 0.5 on the
+    entailment threshold and moves linearly to 0 (certainly entailed) or 1."""
+    if contra >= settings.contradict_threshold and contra >= entail:
+        return Verdict.CONTRADICTED, min(1.0, 0.5 + 0.5 * contra)
+    t = settings.entail_threshold
+    if entail >= t:
+        return Verdict.ENTAILED, min(1.0, max(0.0, 0.5 * (1 - (entail - t) / max(1e-9, 1 - t))))
+    return Verdict.BASELESS, min(1.0, max(0.0, 0.5 + 0.5 * (t - entail) / max(1e-9, t)))
+
+
+def fused_score(offline: float, model: float, settings: ModelSettings) -> float:
+    """The hybrid's claim score from the two judges' claim scores: sigmoid(clip(logit(offline)) + k · clip(logit(model))
+    + b), k, b and the clip from `settings` (0.5 is the verdict's boundary)."""
+    clip = settings.fuse_clip
+    return _sigmoid(max(-clip, min(clip, _logit(offline))) + settings.fuse_model * max(-clip, min(clip, _logit(model)))
+                    + settings.fuse_bias)
 
 
 def _logit(p: float) -> float:

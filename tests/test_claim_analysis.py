@@ -1,0 +1,74 @@
+"""The claim-level recording of the hybrid judge (benchmarks/claim_features.py) and its analysis
+(benchmarks/claim_analysis.py): re-fusing what was recorded gives exactly the judge's decisions, a recording
+that does not is refused, and setting the model's contradiction reading aside scores a claim by its
+P(entailed) alone."""
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from rt4chart.core.types import Verdict
+from rt4chart.judges.model.judge import ModelSettings, fused_score, model_verdict
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+RECORDS = [
+    {"id": "bridge-right", "task": "qa", "hallucinated": False, "span_annotated": True, "spans": [],
+     "context": "The Lindqvist bridge opened to traffic on 14 May 1998 after four years of work. It is 1,240 metres "
+                "long. It carries four lanes of traffic.",
+     "answer": "The bridge opened in May 1998. It is 1,240 metres long.", "meta": {"question": "When did it open?"}},
+    {"id": "bridge-wrong", "task": "summary", "hallucinated": True, "span_annotated": True,
+     "context": "The Lindqvist bridge opened to traffic on 14 May 1998 after four years of work. It is 1,240 metres "
+                "long. It carries four lanes of traffic.",
+     "answer": "The bridge opened in 2004. It carries six lanes and a railway line.",
+     "spans": [{"start": 21, "end": 25, "text": "2004", "label": "Evident Conflict"}]},
+]
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    features = _load("claim_features")
+    judge = features.RecordingHybrid(ModelSettings())
+    return [features.record(judge, r) for r in RECORDS]
+
+
+def test_the_recording_re_fused_gives_the_judges_own_decisions(recorded):
+    analysis = _load("claim_analysis")
+    analysis.check_reproduces("fixture", recorded, ModelSettings())
+    wrong = recorded[1]
+    assert wrong["hallucinated"] and wrong["claims"][0]["gold_labels"] == ["Evident Conflict"]
+    assert any(c.get("proof") for c in wrong["claims"])  # '2004' against '1998': the offline proof decides
+    table = analysis.flag_table(recorded)
+    assert table["proof"] == {"a conflict span": 1}
+
+
+def test_a_recording_that_does_not_re_fuse_to_the_judges_scores_is_refused(recorded):
+    analysis = _load("claim_analysis")
+    tampered = json.loads(json.dumps(recorded))
+    claim = next(c for a in tampered for c in a["claims"] if not c.get("proof"))
+    claim["fused"] = 1.0 - claim["fused"]
+    with pytest.raises(SystemExit, match="re-fused"):
+        analysis.check_reproduces("tampered", tampered, ModelSettings())
+
+
+def test_the_models_claim_score_is_half_at_its_thresholds_and_contradiction_comes_first():
+    s = ModelSettings()
+    assert model_verdict(s.entail_threshold, 0.0, s) == (Verdict.ENTAILED, 0.5)
+    assert model_verdict(0.05, 0.9, s) == (Verdict.CONTRADICTED, 0.95)
+    never = dataclasses.replace(s, contradict_threshold=2.0)
+    verdict, score = model_verdict(0.05, 0.9, never)  # set aside: P(entailed) 0.05 alone scores it
+    assert verdict is Verdict.BASELESS and score == pytest.approx(0.5 + 0.5 * 0.25 / 0.3)
+    assert fused_score(0.5, 0.5, s) == pytest.approx(0.5)
+    assert fused_score(0.9999, 0.0001, s) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone
