@@ -4,7 +4,8 @@
 2. how often each kind of flag is right at the claim level: the flagged claims by what decided them (a proof, the
    model's contradiction, a word-level contradiction, no support) against the gold spans they overlap;
 3. answer BA / AUROC by how many claims the answer has, with the model's logit weighted 0, 0.5, 1 or 2;
-4. the same files with the model's contradiction reading set aside (its P(entailed) alone scores the claim).
+4. the same files with the model's contradiction reading set aside (its P(entailed) alone scores the claim), and
+   with the model's weight shrunk by the answer's claim count.
 
     .venv/bin/python benchmarks/claim_analysis.py claims/ [--json OUT]
 """
@@ -34,10 +35,17 @@ def shipped(settings: ModelSettings) -> Rescore:
 
 def without_model_contradiction(settings: ModelSettings) -> Rescore:
     """The model's claim score from its P(entailed) alone: a contradiction reading no longer scores the claim."""
-    never = dataclasses.replace(settings, contradict_threshold=2.0)
-
     def rescore(claim: dict, answer: dict) -> float:
-        return fused_score(claim["offline"], model_verdict(claim["entail"], claim["contra"], never)[1], settings)
+        return fused_score(claim["offline"], model_verdict(claim["entail"], claim["contra"],
+                                                           settings.entail_threshold)[1], settings)
+    return rescore
+
+
+def shrunk_by_claims(settings: ModelSettings, power: float) -> Rescore:
+    """The model's logit weighted k / (claims of the answer)^power: less say the more claims an answer has."""
+    def rescore(claim: dict, answer: dict) -> float:
+        k = settings.fuse_model / len(answer["claims"]) ** power
+        return fused_score(claim["offline"], claim["model"], dataclasses.replace(settings, fuse_model=k))
     return rescore
 
 
@@ -122,9 +130,12 @@ def main() -> None:
         check_reproduces(path.stem, answers, settings)
         out[path.stem] = {"shipped": figures(answers, shipped(settings)),
                           "without the model's contradictions": figures(answers, without_model_contradiction(settings)),
+                          **{f"model weight / claims^{p:g}": figures(answers, shrunk_by_claims(settings, p))
+                             for p in (0.5, 1.0)},
                           "flags": flag_table(answers), "by claim count": by_claim_count(answers, settings)}
         print(f"== {path.stem}: {len(answers)} answers; the recording re-fused gives the judge's decisions exactly")
-        for name in ("shipped", "without the model's contradictions"):
+        for name in ("shipped", "without the model's contradictions", "model weight / claims^0.5",
+                     "model weight / claims^1"):
             print(f"  {name}: {out[path.stem][name]}")
         print("  flagged claims (decided by -> gold spans overlapped; span-annotated answers):"
               if out[path.stem]["flags"] else "  no span-annotated answers: no claim-level table")

@@ -47,7 +47,9 @@ class RecordingHybrid(HybridJudge):
 
 
 def overlapping(spans: list[tuple[int, int]], gold: list[dict]) -> list[str]:
-    return sorted({g["label"] for g in gold for s, e in spans if s < g["end"] and g["start"] < e})
+    """The labels of the gold spans that count as hallucinated (score.py's lenient setting) and overlap `spans`."""
+    return sorted({g["label"] for g in gold if "lenient" in g.get("counts_in", ["lenient"])
+                   for s, e in spans if s < g["end"] and g["start"] < e})
 
 
 def record(judge: RecordingHybrid, gold: dict) -> dict:

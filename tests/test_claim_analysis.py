@@ -4,7 +4,6 @@ that does not is refused, and setting the model's contradiction reading aside sc
 P(entailed) alone."""
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import sys
@@ -65,10 +64,9 @@ def test_a_recording_that_does_not_re_fuse_to_the_judges_scores_is_refused(recor
 
 def test_the_models_claim_score_is_half_at_its_thresholds_and_contradiction_comes_first():
     s = ModelSettings()
-    assert model_verdict(s.entail_threshold, 0.0, s) == (Verdict.ENTAILED, 0.5)
-    assert model_verdict(0.05, 0.9, s) == (Verdict.CONTRADICTED, 0.95)
-    never = dataclasses.replace(s, contradict_threshold=2.0)
-    verdict, score = model_verdict(0.05, 0.9, never)  # set aside: P(entailed) 0.05 alone scores it
+    assert model_verdict(s.entail_threshold, 0.0, s.entail_threshold) == (Verdict.ENTAILED, 0.5)
+    assert model_verdict(0.05, 0.9, s.entail_threshold, s.contradict_threshold) == (Verdict.CONTRADICTED, 0.95)
+    verdict, score = model_verdict(0.05, 0.9, s.entail_threshold)  # set aside: P(entailed) 0.05 alone scores it
     assert verdict is Verdict.BASELESS and score == pytest.approx(0.5 + 0.5 * 0.25 / 0.3)
     assert fused_score(0.5, 0.5, s) == pytest.approx(0.5)
     assert fused_score(0.9999, 0.0001, s) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone

@@ -52,6 +52,9 @@ class ModelSettings:
     fuse_model: float = 1.0          # hybrid only: claim score logit = logit(offline) + fuse_model * logit(model) + fuse_bias
     fuse_bias: float = 0.0
     fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
+    hybrid_model_contradicts: bool = False  # hybrid only: let the model's contradiction reading score a claim; off
+    #                                         because 2 of the 31 claims it flagged in ragtruth/faithbench dev overlap a
+    #                                         gold span (docs/benchmarks.md, "What each kind of flag is worth")
 
 
 @dataclass
@@ -84,6 +87,11 @@ class ModelJudge(Judge):
         self.checkpoint = load_checkpoint(self.config.model, self.config.threads)
         self.model = self.config.model if self.config.model != SHIPPED else "rt4chart-verifier"
         self._pairs = _PAIRS.setdefault(self.checkpoint.digest, OrderedDict())
+
+    @property
+    def contradict_from(self) -> float:
+        """P(contradicted) from which the model's reading contradicts a claim."""
+        return self.config.contradict_threshold
 
     # identity ---------------------------------------------------------------------------------------
     def settings(self) -> dict:
@@ -130,7 +138,7 @@ class ModelJudge(Judge):
             g = overall[claim.id]
             entail = max(g.entail, local.entail if local else 0.0)
             contra = max(g.contra, local.contra if local else 0.0)
-            if local is not None and local.contra >= g.contra and local.contra >= self.config.contradict_threshold:
+            if local is not None and local.contra >= g.contra and local.contra >= self.contradict_from:
                 source = local
             elif local is not None and local.entail > g.entail:
                 source = local
@@ -219,7 +227,7 @@ class ModelJudge(Judge):
             b = best[claim.id]
             entail, e_piece = b.get("e", (0.0, []))
             contra, c_piece = b.get("c", (0.0, []))
-            piece = c_piece if contra >= self.config.contradict_threshold and contra >= entail else e_piece
+            piece = c_piece if contra >= self.contradict_from and contra >= entail else e_piece
             out[claim.id] = self._decide(claim, entail, contra, piece, audit, usage, final=False)
         return out
 
@@ -230,7 +238,7 @@ class ModelJudge(Judge):
 
     def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int], audit: AuditInput,
                 usage: Usage, final: bool) -> ModelJudgement:
-        verdict, score = model_verdict(entail, contra, self.config)
+        verdict, score = model_verdict(entail, contra, self.config.entail_threshold, self.contradict_from)
         if verdict is Verdict.CONTRADICTED:
             why = f"the model reads a contradiction (P {contra:.2f})"
         elif verdict is Verdict.ENTAILED:
@@ -285,6 +293,13 @@ class HybridJudge(ModelJudge):
 
     def settings(self) -> dict:
         return {**super().settings(), "offline": self.offline.settings()}
+
+    @property
+    def contradict_from(self) -> float:
+        """Never, unless `hybrid_model_contradicts`: the model's contradiction reading then scores a claim as the
+        model judge's does. Off, a claim is scored by the model's P(entailed) alone; the offline judge's
+        contradictions stand."""
+        return self.config.contradict_threshold if self.config.hybrid_model_contradicts else math.inf
 
     def _proof(self, j: Judgement, claim: Claim, audit: AuditInput) -> bool:
         """An exact finding of the lexical checks: a figure or date written in digits that differs from the
@@ -356,13 +371,14 @@ class HybridJudge(ModelJudge):
         return out
 
 
-def model_verdict(entail: float, contra: float, settings: ModelSettings) -> tuple[Verdict, float]:
+def model_verdict(entail: float, contra: float, entail_threshold: float,
+                  contradict_threshold: float = math.inf) -> tuple[Verdict, float]:
     """A claim's verdict and score from the model's best P(entailed) and P(contradicted): contradicted first (from
-    `contradict_threshold`), then entailed (from `entail_threshold`), else baseless; the score is 0.5 on the
-    entailment threshold and moves linearly to 0 (certainly entailed) or 1."""
-    if contra >= settings.contradict_threshold and contra >= entail:
+    `contradict_threshold`; never with the default), then entailed (from `entail_threshold`), else baseless; the
+    score is 0.5 on the entailment threshold and moves linearly to 0 (certainly entailed) or 1."""
+    if contra >= contradict_threshold and contra >= entail:
         return Verdict.CONTRADICTED, min(1.0, 0.5 + 0.5 * contra)
-    t = settings.entail_threshold
+    t = entail_threshold
     if entail >= t:
         return Verdict.ENTAILED, min(1.0, max(0.0, 0.5 * (1 - (entail - t) / max(1e-9, 1 - t))))
     return Verdict.BASELESS, min(1.0, max(0.0, 0.5 + 0.5 * (t - entail) / max(1e-9, t)))
