@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rt4chart.auditing.scores import aggregate  # noqa: E402
-from rt4chart.evaluation.metrics import auroc  # noqa: E402
+from rt4chart.evaluation.metrics import Scores  # noqa: E402
 from rt4chart.judges.model.judge import ModelSettings, fused_score, model_verdict  # noqa: E402
 
 Rescore = Callable[[dict, dict], float]   # (claim, answer) -> the claim's fused score
@@ -49,26 +49,27 @@ def shrunk_by_claims(settings: ModelSettings, power: float) -> Rescore:
     return rescore
 
 
-def answer_raw(answer: dict, rescore: Optional[Rescore]) -> float:
-    scores = []
-    for claim in answer["claims"]:
-        if claim.get("proof") or rescore is None:
-            scores.append(claim["raw"])
-        else:
-            scores.append(rescore(claim, answer))
+def answer_raw(answer: dict, rescore: Rescore) -> float:
+    """The answer's raw score: a proved claim keeps its recorded score, the others are re-fused."""
+    scores = [c["raw"] if c.get("proof") else rescore(c, answer) for c in answer["claims"]]
     return aggregate([s for s in scores if s is not None])
 
 
-def figures(answers: list[dict], rescore: Optional[Rescore]) -> dict:
-    gold = [a["gold"] for a in answers]
-    raw = [answer_raw(a, rescore) for a in answers]
-    flagged = [r >= 0.5 for r in raw]
-    tp = sum(g and f for g, f in zip(gold, flagged))
-    tn = sum(not g and not f for g, f in zip(gold, flagged))
-    pos, neg = sum(gold), len(gold) - sum(gold)
-    ba = 0.5 * (tp / pos + tn / neg) if pos and neg else float("nan")
-    return {"n": len(answers), "ba": round(ba, 3), "auroc": round(auroc(list(zip(raw, gold))) or 0.0, 3) if pos and neg else None,
-            "precision": round(tp / max(1, sum(flagged)), 3)}
+def figures(answers: list[dict], rescore: Rescore) -> dict:
+    s = Scores()
+    for a in answers:
+        raw = answer_raw(a, rescore)
+        flagged = raw >= 0.5
+        s.tp += a["gold"] and flagged
+        s.fp += not a["gold"] and flagged
+        s.fn += a["gold"] and not flagged
+        s.tn += not a["gold"] and not flagged
+        s.scored.append((raw, a["gold"]))
+    return {"n": s.n, "ba": _rounded(s.balanced_accuracy), "auroc": _rounded(s.auroc), "precision": _rounded(s.precision)}
+
+
+def _rounded(x: Optional[float]) -> Optional[float]:
+    return None if x is None else round(x, 3)
 
 
 def check_reproduces(name: str, answers: list[dict], settings: ModelSettings) -> None:
@@ -143,7 +144,7 @@ def main() -> None:
             print(f"    {source}: {counts}")
         print("  by claims per answer (BA / AUROC with the model's logit weighted k):")
         for row in out[path.stem]["by claim count"]:
-            cells = "  ".join(f"{k} {v['ba']:.3f}/{v['auroc']}" for k, v in row.items() if k.startswith("k="))
+            cells = "  ".join(f"{k} {v['ba']}/{v['auroc']}" for k, v in row.items() if k.startswith("k="))
             print(f"    {row['claims']} claims ({row['answers']} answers): {cells}")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2) + "\n")

@@ -4,7 +4,7 @@ model's probabilities and verdict, the final verdict and spans, with the gold sp
     .venv/bin/python benchmarks/claim_features.py --out claims/          # one FILE.jsonl per dev file, resumable
     .venv/bin/python benchmarks/claim_analysis.py claims/                 # the tables of docs/benchmarks.md
 
-A full pass costs what `rt4chart bench --judge hybrid` costs (about 20 minutes for the three files on 2 cores);
+A full pass costs what `rt4chart bench --judge hybrid` costs (about 25 minutes for the three files on 2 cores);
 every fusion rule is then scored from these lines in seconds (`claim_analysis.py`), and the script checks that
 re-fusing the recorded scores gives exactly the judge's decisions.
 """
@@ -19,7 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rt4chart.auditing.pipeline import audit  # noqa: E402
-from rt4chart.judges.model.judge import HybridJudge  # noqa: E402
+from rt4chart.evaluation.metrics import gold_span_counts  # noqa: E402
+from rt4chart.judges.model.judge import HybridJudge, ModelSettings  # noqa: E402
 
 FILES = {"ragtruth": "ragtruth_dev.jsonl", "faithbench": "faithbench_dev.jsonl", "halueval_qa": "halueval_qa_dev.jsonl"}
 
@@ -48,8 +49,7 @@ class RecordingHybrid(HybridJudge):
 
 def overlapping(spans: list[tuple[int, int]], gold: list[dict]) -> list[str]:
     """The labels of the gold spans that count as hallucinated (score.py's lenient setting) and overlap `spans`."""
-    return sorted({g["label"] for g in gold if "lenient" in g.get("counts_in", ["lenient"])
-                   for s, e in spans if s < g["end"] and g["start"] < e})
+    return sorted({g["label"] for g in gold if gold_span_counts(g) for s, e in spans if s < g["end"] and g["start"] < e})
 
 
 def record(judge: RecordingHybrid, gold: dict) -> dict:
@@ -65,9 +65,7 @@ def record(judge: RecordingHybrid, gold: dict) -> dict:
                        "gold_labels": overlapping(spans, gold.get("spans") or [])})
     return {"id": gold["id"], "task": gold.get("task"), "gold": bool(gold["hallucinated"]),
             "span_annotated": bool(gold.get("span_annotated")),
-            "hallucinated": report.hallucinated, "score": report.score,
-            "context_tokens": sum(judge.checkpoint.count_tokens(s.text) for s in report.context_sentences),
-            "claims": claims}
+            "hallucinated": report.hallucinated, "score": report.score, "claims": claims}
 
 
 def main() -> None:
@@ -77,8 +75,6 @@ def main() -> None:
     parser.add_argument("--files", default=",".join(FILES))
     parser.add_argument("--model", default="shipped")
     args = parser.parse_args()
-    from rt4chart.judges.model.judge import ModelSettings
-
     judge = RecordingHybrid(ModelSettings(model=args.model))
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.files.split(","):
