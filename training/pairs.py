@@ -11,7 +11,12 @@ by the RT4CHART pipeline. This script turns records into pairs of that shape:
 * off-window pairs: a supported sentence with the window that covers it worst is `baseless` (a window
   without the evidence must never read as entailed, and never as contradicted);
 * perturbed pairs: a supported sentence with one figure changed, one negation added, or one name swapped
-  for another name of the same window (a meaning-level conflict in the same words) is `contradicted`.
+  for another name of the same window (a meaning-level conflict in the same words) is `contradicted`;
+* particular hard negatives (off by default; `--evidence-cut-rate`, `--particular-rate`), for a model that reads
+  the topic but not the particulars: a supported sentence with its best window less the sentences that hold
+  its evidence (the topic stays, the particulars go) is `baseless`; a supported sentence whose list gains an
+  item that its window never names ("A and B" -> "A, C and B", C from another answer of the same file) is
+  `baseless`. Both are drawn from their own hashed stream, so the other pairs stay the same byte for byte.
 
 Which files go in is decided by their licences (`SHIPPABLE`); every choice is recorded in the output's
 manifest (file, records used, sha256). Deterministic: the same inputs give the same pairs.
@@ -47,12 +52,19 @@ PER_FILE_CAP = {"halueval_qa": 5000, "summedits": 4000, "xsum_spans": 2400, "beg
                 "dialfact": 400}
 PERTURB_RATE = 0.2      # share of supported sentences that also give a perturbed (contradicted) pair
 NAME_SWAP_SHARE = 0.0   # share of perturbations that swap a name (0 in the first shipped model's pairs)
+EVIDENCE_CUT_RATE = 0.0  # share of supported sentences that also give an evidence-cut (baseless) pair
+PARTICULAR_RATE = 0.0    # share of supported sentences with a list that also give a list-item-added (baseless) pair
+CUT_KEEPS = 0.5          # an evidence cut counts when the rest of the window covers at most this share of the claim
+FIRST_KINDS = ("best", "off-window", "perturbed")  # the kinds a file's cap counts (the same records with extras on)
 WINDOW_CHARS = 720   # ~180 word pieces: the premise's budget within 256 tokens
 _WORD = re.compile(r"[a-z0-9]+")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b")
 _AUX = re.compile(r"\b(is|are|was|were|has|have|had|will|can|did|does|do)\b(?! not)")
 _NAME = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})*\b")
 _STOP = frozenset("the a an of to in and or is are was were be been for on at by with as that this it its from".split())
+# "A and B" with single-word items (where a list item is added); "A, B, and C" (where the items come from)
+_LIST = re.compile(r"\b([A-Za-z][a-z]{2,})(,? and )([A-Za-z][a-z]{2,})\b")
+_LIST3 = re.compile(r"\b([A-Za-z][a-z]{2,}), ([A-Za-z][a-z]{2,}),? and ([A-Za-z][a-z]{2,})\b")
 
 
 def _words(text: str) -> list[str]:
@@ -86,9 +98,36 @@ class ContextWindows:
         return self.context[start:min(end, start + WINDOW_CHARS * 2)]
 
     def coverage(self, claim: str) -> list[float]:
-        words = set(_words(claim))
+        words = sorted(set(_words(claim)))  # summed in a fixed order: a set's order moves with the hash seed
         total = sum(self.idf.get(w, 3.0) for w in words) or 1.0
         return [sum(self.idf[w] for w in words if w in bag) / total for bag in self.bags]
+
+    def share(self, claim: str, text: str) -> float:
+        """The idf-weighted share of the claim's words that `text` holds."""
+        words, held = sorted(set(_words(claim))), set(_words(text))
+        total = sum(self.idf.get(w, 3.0) for w in words) or 1.0
+        return sum(self.idf.get(w, 3.0) for w in words if w in held) / total
+
+    def cut_evidence(self, k: int, claim: str) -> str | None:
+        """Window `k` less its sentences that hold the claim's evidence (the best-covering first, at most two),
+        when the rest covers at most CUT_KEEPS of what the whole window covers and keeps a sentence; else None."""
+        i, j = self.windows[k]
+        ids = list(range(i, j + 1))
+        if len(ids) < 2:
+            return None
+        full = self.share(claim, self.text(k))
+        if full <= 0:
+            return None
+        kept = list(ids)
+        for _ in range(2):
+            best = max(kept, key=lambda s: self.share(claim, self.context[self.spans[s][0]:self.spans[s][1]]))
+            kept.remove(best)
+            rest = " ".join(self.context[self.spans[s][0]:self.spans[s][1]] for s in kept)
+            if not kept:
+                return None
+            if self.share(claim, rest) <= CUT_KEEPS * full:
+                return rest[:WINDOW_CHARS * 2]
+        return None
 
 
 def _label_of(record: dict) -> str:
@@ -166,7 +205,53 @@ def _perturb(sentence: str, rng: random.Random, premise: str = "") -> str | None
     return None
 
 
-def pairs_of(record: dict, rng: random.Random) -> list[dict]:
+def list_items(answers: list[str]) -> dict[bool, list[str]]:
+    """Single-word items of these answers' lists of three or more ("A, B and C": nouns far more often than a
+    pair joined by "and" is), by case (True: capitalised), sorted."""
+    items: dict[bool, set[str]] = {True: set(), False: set()}
+    for answer in answers:
+        for m in _LIST3.finditer(answer):
+            words = m.groups()
+            if len({w[0].isupper() for w in words}) == 1 and not any(w.lower() in _STOP for w in words):
+                items[words[0][0].isupper()].update(words)
+    return {k: sorted(v) for k, v in items.items()}
+
+
+def add_particular(sentence: str, premise: str, items: dict[bool, list[str]], rng: random.Random) -> str | None:
+    """The sentence with one more list item ("A and B" -> "A, C and B") that neither it nor the premise names."""
+    lists = [m for m in _LIST.finditer(sentence) if m.group(1)[0].isupper() == m.group(3)[0].isupper()
+             and m.group(1).lower() not in _STOP and m.group(3).lower() not in _STOP]
+    if not lists:
+        return None
+    m = rng.choice(lists)
+    known = set(_WORD.findall(premise.lower())) | set(_WORD.findall(sentence.lower()))
+    pool = [w for w in items.get(m.group(1)[0].isupper(), []) if w.lower() not in known]
+    if not pool:
+        return None
+    return sentence[:m.end(1)] + ", " + rng.choice(pool) + " and " + sentence[m.start(3):]
+
+
+def hard_negatives(record: dict, sentence: str, windows: ContextWindows, best: int, base: dict,
+                   items: dict[bool, list[str]]) -> list[dict]:
+    """The particular hard negatives of one supported sentence (see the module's docstring), each drawn
+    with its own hashed coin so that the other pairs do not move."""
+    out = []
+    key = f"{record['id']}:{sentence}"
+    if EVIDENCE_CUT_RATE and _stable(f"cut:{key}") < EVIDENCE_CUT_RATE:
+        rest = windows.cut_evidence(best, sentence)
+        if rest:
+            out.append({**base, "premise": rest, "hypothesis": _hypothesis(record, sentence), "label": "baseless",
+                        "kind": "evidence-cut"})
+    if PARTICULAR_RATE and _stable(f"particular:{key}") < PARTICULAR_RATE:
+        rng = random.Random(key)
+        added = add_particular(sentence, windows.text(best), items, rng)
+        if added:
+            out.append({**base, "premise": windows.text(best), "hypothesis": _hypothesis(record, added),
+                        "label": "baseless", "kind": "particular-added"})
+    return out
+
+
+def pairs_of(record: dict, rng: random.Random, items: dict[bool, list[str]] | None = None) -> list[dict]:
     labelled = sentence_labels(record)
     if not labelled:
         return []
@@ -181,6 +266,7 @@ def pairs_of(record: dict, rng: random.Random) -> list[dict]:
         out.append({**base, "premise": windows.text(best), "hypothesis": hyp, "label": label, "kind": "best"})
         if label != "entailed":
             continue
+        out.extend(hard_negatives(record, sentence, windows, best, base, items or {}))
         worst = min(range(len(cover)), key=cover.__getitem__)
         if len(cover) > 2 and cover[worst] < 0.25 and rng.random() < 0.35:
             out.append({**base, "premise": windows.text(worst), "hypothesis": hyp, "label": "baseless",
@@ -204,6 +290,8 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
     pairs: list[dict] = []
     manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS,
                       "cap_scale": cap_scale, "perturb_rate": PERTURB_RATE, "name_swap_share": NAME_SWAP_SHARE}
+    if EVIDENCE_CUT_RATE or PARTICULAR_RATE:  # absent when off, so the first model's manifest is unchanged
+        manifest.update(evidence_cut_rate=EVIDENCE_CUT_RATE, cut_keeps=CUT_KEEPS, particular_rate=PARTICULAR_RATE)
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -211,12 +299,15 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
         kept = [r for r in records if _keep(r, excluded)]
         kept.sort(key=lambda r: _stable(f"{seed}:{r['id']}"))
         rng = random.Random(seed)
+        items = list_items([r["answer"] for r in kept]) if PARTICULAR_RATE else {}
         file_pairs: list[dict] = []
-        used = 0
+        used = counted = 0
         for record in kept:
-            if len(file_pairs) >= PER_FILE_CAP[name] * cap_scale:
+            if counted >= PER_FILE_CAP[name] * cap_scale:
                 break
-            file_pairs.extend(pairs_of(record, rng))
+            made = pairs_of(record, rng, items)
+            file_pairs.extend(made)
+            counted += sum(p["kind"] in FIRST_KINDS for p in made)
             used += 1
         pairs.extend(file_pairs)
         manifest["files"][path.name] = {
@@ -230,15 +321,20 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
 
 
 def main() -> None:
-    global PERTURB_RATE, NAME_SWAP_SHARE
+    global PERTURB_RATE, NAME_SWAP_SHARE, EVIDENCE_CUT_RATE, PARTICULAR_RATE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
     parser.add_argument("--cap-scale", type=float, default=1.0, help="multiply each file's cap on pairs")
     parser.add_argument("--perturb-rate", type=float, default=PERTURB_RATE)
     parser.add_argument("--name-swap-share", type=float, default=NAME_SWAP_SHARE)
+    parser.add_argument("--evidence-cut-rate", type=float, default=EVIDENCE_CUT_RATE,
+                        help="share of supported sentences that also give their window less the evidence (baseless)")
+    parser.add_argument("--particular-rate", type=float, default=PARTICULAR_RATE,
+                        help="share of supported sentences with a list that also give one with an item added (baseless)")
     args = parser.parse_args()
     PERTURB_RATE, NAME_SWAP_SHARE = args.perturb_rate, args.name_swap_share
+    EVIDENCE_CUT_RATE, PARTICULAR_RATE = args.evidence_cut_rate, args.particular_rate
     pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:
