@@ -78,3 +78,16 @@ def test_a_correct_paraphrase_of_a_figure_is_entailed(hybrid):
     claim = audit(context, "Visitors doubled during the first half year.", judge=hybrid).claims[0]
     assert claim.verdict.value == "entailed"
     assert claim.evidence[0].text == "Visitors doubled in the first six months, the city said."
+
+
+def test_a_pairs_probabilities_do_not_depend_on_what_is_read_beside_it():
+    """The int8 graph quantizes activations per run: read in one batch with longer pairs, a pair's probabilities
+    moved (up to 0.11 on the dev files), so an audit depended on what else was audited or cached before it."""
+    ck = Checkpoint(str(FOLDER))
+    pair = ("Visitors doubled in the first six months, the city said.", "Visitors doubled during the first half year.")
+    others = [("The museum opened in March after a decade of works. " * k, f"The museum opened in {m}.")
+              for k, m in ((1, "May"), (4, "March"), (9, "June"))]
+    alone = ck.pair_probs([pair[0]], [pair[1]])[0]
+    beside = ck.pair_probs([p for p, _ in others] + [pair[0]], [h for _, h in others] + [pair[1]])[-1]
+    assert alone == beside
+
