@@ -149,3 +149,51 @@ def _one_claim(judge, answer):
     data = prepare(CONTEXT, answer, None)
     claims = judge.decompose(data, Usage())
     return claims, {}, data, Usage()
+
+
+LONG_CONTEXT = " ".join([
+    "The Millau viaduct crosses the valley of the Tarn in southern France.",
+    "It was designed by the engineer Michel Virlogeux and the architect Norman Foster.",
+    "Construction began on 14 December 2001.", "The viaduct opened to traffic on 16 December 2004.",
+    "Its highest pier is 245 metres tall.", "The deck is 2,460 metres long.", "A toll is charged to cross it.",
+    "The toll plaza lies north of the bridge.", "Fog often fills the valley below the deck.",
+    "The viaduct was built by the Eiffage group.", "It cost about 400 million euros.",
+    "Eiffage holds the concession until 2079.",
+    "The viaduct opened to traffic in December 2004, three years after work began.",
+    "Visitors can learn about the viaduct at a centre near the toll plaza.",
+])
+
+
+def test_the_hybrid_reads_no_claim_again_once_a_window_entailed_it_and_decides_the_same(models, monkeypatch):
+    """OR-join, contradiction first: with the model's contradiction reading set aside, a claim the model entailed
+    in one window can only be outranked by a proof, and proofs are checked in every window. So the model
+    skips the claim's later windows, and every verdict, score, span and evidence sentence stays the same."""
+    judge = make_judge("hybrid", model=str(models["entailing"]))
+    answer = ("The viaduct opened to traffic in December 2004. The viaduct was built by Eiffage for 300 million "
+              "euros. Visitors can learn about the viaduct near the toll plaza.")
+    asked: list[str] = []
+    real = judge.checkpoint.logits
+    monkeypatch.setattr(judge.checkpoint, "logits", lambda p, h: asked.extend(h) or real(p, h))
+
+    def run():
+        judge._pairs.clear()  # the pairs cache would hide what each audit reads
+        asked.clear()
+        return audit(LONG_CONTEXT, answer, judge=judge), len(asked)
+
+    skipping, read_skipping = run()
+    monkeypatch.setattr(type(judge), "_entailed", lambda self, data: set())  # no memory: every window is read
+    reading_all, read_all = run()
+
+    assert skipping.coverage.windows == 3 and read_skipping < read_all
+    assert [len(c.local) for c in skipping.claims] == [1, 3, 1]  # entailed in its first window: read there only
+    assert [len(c.local) for c in reading_all.claims] == [3, 3, 3]
+
+    def decided(report):
+        return [(c.verdict, c.score, c.hallucinated_spans, c.evidence, c.rationale, c.local_verdict)
+                for c in report.claims]
+
+    assert decided(skipping) == decided(reading_all)
+    assert (skipping.score, skipping.spans) == (reading_all.score, reading_all.spans)
+    figure = skipping.claims[1]  # '300 million' is never stated: proved in every window, never read
+    assert figure.verdict.is_hallucination and figure.rationale.startswith("proof:")
+    assert not any("300 million" in h for h in asked)

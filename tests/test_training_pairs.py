@@ -35,17 +35,28 @@ def test_a_window_less_its_evidence_keeps_the_topic_and_loses_the_particulars():
     windows = pairs.ContextWindows(CONTEXT)
     claim = "The museum opened on 14 May 1998 with maps and globes."
     best = max(range(len(windows.windows)), key=windows.coverage(claim).__getitem__)
-    rest = windows.cut_evidence(best, claim)
+    ids = windows.widened(best, pairs.WIDE_CHARS)
+    assert ids == list(range(len(windows.spans)))  # a short context: the widened window is all of it
+    rest = windows.cut_evidence(ids, claim)
     assert rest is not None
     assert "1998" not in rest and "globes" not in rest
     assert "museum" in rest.lower()  # the topic stays
-    assert windows.share(claim, rest) <= pairs.CUT_KEEPS * windows.share(claim, windows.text(best))
+    assert windows.share(claim, rest) <= pairs.CUT_KEEPS * windows.share(claim, windows.sentence_text(ids))
+
+
+def test_a_widened_window_grows_by_its_neighbours_within_its_length():
+    pairs = _pairs_module()
+    windows = pairs.ContextWindows(" ".join(f"Sentence number {i} is about the museum." for i in range(40)))
+    i, j = windows.windows[10]
+    ids = windows.widened(10, 1000)
+    assert ids == list(range(ids[0], ids[-1] + 1)) and ids[0] <= i and ids[-1] > j  # the following come first
+    assert len(windows.sentence_text(ids)) <= 1000 < len(windows.sentence_text(ids + [ids[-1] + 1]))
 
 
 def test_a_claim_whose_evidence_fills_the_window_gives_no_cut():
     pairs = _pairs_module()
     windows = pairs.ContextWindows("The bridge is old.")
-    assert windows.cut_evidence(0, "The bridge is old.") is None  # one sentence: nothing would be left
+    assert windows.cut_evidence([0], "The bridge is old.") is None  # one sentence: nothing would be left
 
 
 def test_an_added_list_item_is_one_that_neither_the_claim_nor_the_window_names():
@@ -68,14 +79,14 @@ def test_hard_negatives_are_baseless_and_leave_the_other_pairs_as_they_were():
     records.append(_record(9, "The museum opened in 2005.", hallucinated=True))
 
     def made(cut: float, particular: float) -> list[dict]:
-        pairs.EVIDENCE_CUT_RATE, pairs.PARTICULAR_RATE = cut, particular
+        pairs.WIDEN_RATE, pairs.EVIDENCE_CUT_RATE, pairs.PARTICULAR_RATE = cut, cut, particular
         items = {True: [], False: ["pears", "plums"]}
         return [p for r in records for p in pairs.pairs_of(r, random.Random(13), items)]
 
     plain, extra = made(0.0, 0.0), made(1.0, 1.0)
-    new = [p for p in extra if p["kind"] in ("evidence-cut", "particular-added")]
+    new = [p for p in extra if p["kind"] in ("widened", "evidence-cut", "particular-added")]
     assert [p for p in extra if p not in new] == plain
-    assert {p["kind"] for p in new} == {"evidence-cut", "particular-added"}
+    assert {p["kind"] for p in new} == {"evidence-cut", "particular-added"}  # a short context is never widened
     assert all(p["label"] == "baseless" for p in new)
     assert not any(p["record"] == "toy-9" for p in new)  # only supported sentences give hard negatives
 

@@ -12,11 +12,14 @@ by the RT4CHART pipeline. This script turns records into pairs of that shape:
   without the evidence must never read as entailed, and never as contradicted);
 * perturbed pairs: a supported sentence with one figure changed, one negation added, or one name swapped
   for another name of the same window (a meaning-level conflict in the same words) is `contradicted`;
-* particular hard negatives (off by default; `--evidence-cut-rate`, `--particular-rate`), for a model that reads
-  the topic but not the particulars: a supported sentence with its best window less the sentences that hold
-  its evidence (the topic stays, the particulars go) is `baseless`; a supported sentence whose list gains an
-  item that its window never names ("A and B" -> "A, C and B", C from another answer of the same file) is
-  `baseless`. Both are drawn from their own hashed stream, so the other pairs stay the same byte for byte.
+* evidence pairs (off by default), for a model that reads the topic but not the particulars, and whose
+  P(entailed) fell as sentences without the evidence were added around it (v1: 0.79 for the evidence sentence
+  alone, 0.01 for it among seven others on the same topic): a supported sentence with its best window widened
+  by its neighbours to WIDE_CHARS (`--widen-rate`) is `entailed`; the widened window less the sentences that
+  hold its evidence (`--evidence-cut-rate`; the topic stays, the particulars go) is `baseless`; the sentence
+  with one more list item that its window never names (`--particular-rate`: "A and B" -> "A, C and B", C from
+  another answer's list of the same file) is `baseless`. Each is drawn with its own hashed coin, so the other
+  pairs stay the same byte for byte.
 
 Which files go in is decided by their licences (`SHIPPABLE`); every choice is recorded in the output's
 manifest (file, records used, sha256). Deterministic: the same inputs give the same pairs.
@@ -54,6 +57,8 @@ PERTURB_RATE = 0.2      # share of supported sentences that also give a perturbe
 NAME_SWAP_SHARE = 0.0   # share of perturbations that swap a name (0 in the first shipped model's pairs)
 EVIDENCE_CUT_RATE = 0.0  # share of supported sentences that also give an evidence-cut (baseless) pair
 PARTICULAR_RATE = 0.0    # share of supported sentences with a list that also give a list-item-added (baseless) pair
+WIDEN_RATE = 0.0         # share of supported sentences that also give their window widened by its neighbours (entailed)
+WIDE_CHARS = 960         # a widened window's length (~240 word pieces: what a long context's piece holds at inference)
 CUT_KEEPS = 0.5          # an evidence cut counts when the rest of the window covers at most this share of the claim
 FIRST_KINDS = ("best", "off-window", "perturbed")  # the kinds a file's cap counts (the same records with extras on)
 WINDOW_CHARS = 720   # ~180 word pieces: the premise's budget within 256 tokens
@@ -108,25 +113,40 @@ class ContextWindows:
         total = sum(self.idf.get(w, 3.0) for w in words) or 1.0
         return sum(self.idf.get(w, 3.0) for w in words if w in held) / total
 
-    def cut_evidence(self, k: int, claim: str) -> str | None:
-        """Window `k` less its sentences that hold the claim's evidence (the best-covering first, at most two),
-        when the rest covers at most CUT_KEEPS of what the whole window covers and keeps a sentence; else None."""
+    def sentence_text(self, ids: list[int]) -> str:
+        return " ".join(self.context[self.spans[s][0]:self.spans[s][1]] for s in ids)
+
+    def widened(self, k: int, chars: int) -> list[int]:
+        """Window `k`'s sentences with their neighbours (the following first, then the preceding) while the
+        text stays within `chars`."""
         i, j = self.windows[k]
         ids = list(range(i, j + 1))
+        for step in (1, -1):
+            nxt = (ids[-1] + 1) if step == 1 else (ids[0] - 1)
+            while 0 <= nxt < len(self.spans):
+                grown = sorted(ids + [nxt])
+                if len(self.sentence_text(grown)) > chars:
+                    break
+                ids, nxt = grown, nxt + step
+        return ids
+
+    def cut_evidence(self, ids: list[int], claim: str) -> str | None:
+        """These sentences less those that hold the claim's evidence (the best-covering first, at most two), when
+        the rest covers at most CUT_KEEPS of what all of them cover and keeps a sentence; else None."""
         if len(ids) < 2:
             return None
-        full = self.share(claim, self.text(k))
+        full = self.share(claim, self.sentence_text(ids))
         if full <= 0:
             return None
         kept = list(ids)
         for _ in range(2):
-            best = max(kept, key=lambda s: self.share(claim, self.context[self.spans[s][0]:self.spans[s][1]]))
+            best = max(kept, key=lambda s: self.share(claim, self.sentence_text([s])))
             kept.remove(best)
-            rest = " ".join(self.context[self.spans[s][0]:self.spans[s][1]] for s in kept)
             if not kept:
                 return None
+            rest = self.sentence_text(kept)
             if self.share(claim, rest) <= CUT_KEEPS * full:
-                return rest[:WINDOW_CHARS * 2]
+                return rest
         return None
 
 
@@ -237,8 +257,13 @@ def hard_negatives(record: dict, sentence: str, windows: ContextWindows, best: i
     with its own hashed coin so that the other pairs do not move."""
     out = []
     key = f"{record['id']}:{sentence}"
+    wide = windows.widened(best, WIDE_CHARS)
+    if WIDEN_RATE and _stable(f"widen:{key}") < WIDEN_RATE and len(wide) > windows.windows[best][1] - \
+            windows.windows[best][0] + 1:
+        out.append({**base, "premise": windows.sentence_text(wide), "hypothesis": _hypothesis(record, sentence),
+                    "label": "entailed", "kind": "widened"})
     if EVIDENCE_CUT_RATE and _stable(f"cut:{key}") < EVIDENCE_CUT_RATE:
-        rest = windows.cut_evidence(best, sentence)
+        rest = windows.cut_evidence(wide, sentence)
         if rest:
             out.append({**base, "premise": rest, "hypothesis": _hypothesis(record, sentence), "label": "baseless",
                         "kind": "evidence-cut"})
@@ -290,8 +315,9 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
     pairs: list[dict] = []
     manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS,
                       "cap_scale": cap_scale, "perturb_rate": PERTURB_RATE, "name_swap_share": NAME_SWAP_SHARE}
-    if EVIDENCE_CUT_RATE or PARTICULAR_RATE:  # absent when off, so the first model's manifest is unchanged
-        manifest.update(evidence_cut_rate=EVIDENCE_CUT_RATE, cut_keeps=CUT_KEEPS, particular_rate=PARTICULAR_RATE)
+    if WIDEN_RATE or EVIDENCE_CUT_RATE or PARTICULAR_RATE:  # absent when off: the first model's manifest is unchanged
+        manifest.update(widen_rate=WIDEN_RATE, wide_chars=WIDE_CHARS, evidence_cut_rate=EVIDENCE_CUT_RATE,
+                        cut_keeps=CUT_KEEPS, particular_rate=PARTICULAR_RATE)
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -321,20 +347,22 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
 
 
 def main() -> None:
-    global PERTURB_RATE, NAME_SWAP_SHARE, EVIDENCE_CUT_RATE, PARTICULAR_RATE
+    global PERTURB_RATE, NAME_SWAP_SHARE, WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
     parser.add_argument("--cap-scale", type=float, default=1.0, help="multiply each file's cap on pairs")
     parser.add_argument("--perturb-rate", type=float, default=PERTURB_RATE)
     parser.add_argument("--name-swap-share", type=float, default=NAME_SWAP_SHARE)
+    parser.add_argument("--widen-rate", type=float, default=WIDEN_RATE,
+                        help="share of supported sentences that also give their window widened by its neighbours")
     parser.add_argument("--evidence-cut-rate", type=float, default=EVIDENCE_CUT_RATE,
                         help="share of supported sentences that also give their window less the evidence (baseless)")
     parser.add_argument("--particular-rate", type=float, default=PARTICULAR_RATE,
                         help="share of supported sentences with a list that also give one with an item added (baseless)")
     args = parser.parse_args()
     PERTURB_RATE, NAME_SWAP_SHARE = args.perturb_rate, args.name_swap_share
-    EVIDENCE_CUT_RATE, PARTICULAR_RATE = args.evidence_cut_rate, args.particular_rate
+    WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE = args.widen_rate, args.evidence_cut_rate, args.particular_rate
     pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:

@@ -12,6 +12,7 @@ the model decides every other claim, and is never run on a proved one.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import OrderedDict
@@ -68,6 +69,7 @@ class ModelJudgement(Judgement):
 
 _CHECKPOINTS: dict[tuple[str, int], Checkpoint] = {}
 _PAIRS: dict[str, OrderedDict[tuple[str, str], tuple[float, float, float]]] = {}  # per checkpoint digest
+_HYBRIDS = itertools.count()
 PAIR_CACHE_SIZE = 50_000  # pairs kept per process and checkpoint (least recently computed dropped first)
 
 
@@ -289,6 +291,8 @@ class HybridJudge(ModelJudge):
         super().__init__(settings)
         from rt4chart.judges.offline.judge import OfflineJudge
 
+        self._token = next(_HYBRIDS)  # this judge's own record of entailed claims in an audit
+
         self.offline = offline or OfflineJudge()
 
     def settings(self) -> dict:
@@ -329,10 +333,21 @@ class HybridJudge(ModelJudge):
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
+        """The offline judge's proofs, then the model's reading of the rest. A claim that the model already
+        entailed in an earlier window of this audit is not read again: with the model's contradiction reading
+        set aside, only a proof can outrank that entailment in the OR-join, and proofs are still checked in
+        every window (the claim then has no model reading for this window)."""
         lexical = self.offline.verify_window(claims, window, audit, usage)
         proved = {cid: j for cid, j in lexical.items() if self._proof(j, _by_id(claims, cid), audit)}
-        rest = [c for c in claims if c.id not in proved]
-        return {**proved, **(super().verify_window(rest, window, audit, usage) if rest else {})}
+        decided = set() if self.config.hybrid_model_contradicts else self._entailed(audit)
+        rest = [c for c in claims if c.id not in proved and c.id not in decided]
+        read = super().verify_window(rest, window, audit, usage) if rest else {}
+        decided.update(cid for cid, j in read.items() if j.verdict is Verdict.ENTAILED)
+        return {**proved, **read}
+
+    def _entailed(self, audit: AuditInput) -> set[int]:
+        """The claims of this audit that the model has entailed in a window so far (kept with the audit)."""
+        return audit.__dict__.setdefault("_hybrid_entailed", {}).setdefault(self._token, set())
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
