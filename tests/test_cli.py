@@ -199,3 +199,14 @@ def test_batch_progress_shows_the_total_and_an_eta(tmp_path):
                                                                           "RT4CHART_CACHE_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stderr
     assert "/30" in result.stderr and "<" in result.stderr  # tqdm: done/total and the time left
+
+
+def test_the_model_judges_read_with_the_threads_asked_for_and_refuse_a_negative_count(tmp_path, capsys):
+    (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
+    (tmp_path / "a.txt").write_text("The lake is 40 metres deep.")
+    args = ["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"), "--judge", "hybrid",
+            "--format", "json"]
+    assert main(args + ["--threads", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["manifest"]["settings"]["judge"]["threads"] == 1
+    assert main(args + ["--threads", "-1"]) == 2
+    assert "--threads must be 0" in capsys.readouterr().err

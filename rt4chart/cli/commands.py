@@ -25,7 +25,9 @@ def _build(args) -> tuple:
 
         options = {"client": DryRunClient(args.model or "dry-run")}
     elif args.judge in ("model", "hybrid"):
-        options = {"model": args.model}
+        if args.threads < 0:
+            raise InputError(f"--threads must be 0 (as many as the machine has) or more, not {args.threads}")
+        options = {"model": args.model, "threads": args.threads}
     elif args.judge == "openai":
         options = {"model": args.model, "base_url": args.base_url, "api_key": args.api_key,
                    "use_cache": not args.no_cache, "timeout_s": args.timeout, "max_attempts": args.max_attempts,

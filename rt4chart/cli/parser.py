@@ -15,6 +15,8 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", help="openai judge: the model name (default: $RT4CHART_MODEL or gpt-4o-mini); model and "
                                   "hybrid judges: a checkpoint folder or a Hugging Face id in the local cache "
                                   "(default: the verifier shipped with rt4chart)")
+    p.add_argument("--threads", type=int, default=0,
+                   help="model and hybrid judges: inference threads (default 0: as many cores as there are, at most 4)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL)")
     p.add_argument("--api-key", help="API key (default: $OPENAI_API_KEY); prefer the environment variable")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the memo cache")
