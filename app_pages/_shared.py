@@ -252,6 +252,9 @@ def _claim_detail(report: AuditReport, claim_id: int) -> None:
                                         "evidence sentences": ", ".join(str(i + 1) for i in w.evidence),
                                         "why": w.rationale} for w in result.local]),
                          hide_index=True, width="stretch")
+            if report.manifest.judge == "hybrid" and result.local_verdict.value == "entailed":
+                st.caption("The model reads a claim in no window after the first one that entails it: "
+                           "the OR-join is decided there (proofs are still checked in every window).")
         else:
             st.caption("No window matched this claim lexically; only the global check judged it.")
 

@@ -605,3 +605,20 @@ def test_the_review_panel_shows_each_claims_flagged_text_evidence_and_reason_bes
     first = report.claims[0]
     assert first.claim.text in panel and first.evidence and first.evidence[0].text in panel
     assert "Why:" in panel and first.rationale in panel
+
+
+def test_an_entailed_claim_of_the_hybrid_says_why_its_later_windows_were_not_read():
+    at = app()
+    at.session_state["w.audit.context"] = "The museum opened in 1998. Visitors doubled in the first six months."
+    at.session_state["w.audit.answer"] = "The museum opened in 1998. Visitors doubled in 2004."  # 2004: a proof
+    at.run()
+    at = click(at, "Audit")
+    report = at.session_state["rt4.audit"]["report"]
+    assert report.manifest.judge == "hybrid"  # the app's default judge
+    entailed = [r.claim.id for r in report.claims if r.local_verdict.value == "entailed"]
+    other = [r.claim.id for r in report.claims if r.local_verdict.value != "entailed" and r.local]
+    assert entailed and other
+    at.selectbox(key="audit.view.claim").set_value(entailed[0]).run()
+    assert any("after the first one that entails it" in c.value for c in at.caption)
+    at.selectbox(key="audit.view.claim").set_value(other[0]).run()
+    assert not any("after the first one that entails it" in c.value for c in at.caption)
