@@ -178,6 +178,24 @@ def settled(page, timeout: int = 60_000) -> None:
         && !document.querySelector('[data-stale="true"]')""", timeout=timeout)
 
 
+def downloaded_text(page, button: str = "Download CSV", tries: int = 3) -> str:
+    """The text of the file a download button gives. A click that lands while the app reruns (its elements
+    replaced under the pointer) starts no download, so the button is clicked again once the page has settled;
+    a button that never downloads still fails after `tries` clicks."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        settled(page)
+        try:
+            with page.expect_download(timeout=30_000) as download:
+                page.get_by_role("button", name=button).click()
+            return download.value.path().read_text(encoding="utf-8")
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 def combobox(page, label: str):
     return page.get_by_role("combobox", name=label, exact=True)
 
@@ -286,10 +304,7 @@ def test_markdown_in_user_text_fetches_nothing_and_downloads_follow_the_filter(a
             page.keyboard.press("Escape")
             shot(page, "batch-filtered")
             page.get_by_text("1 of 2 rows shown").wait_for(timeout=30_000)
-            settled(page)  # the button of the filtered rerun, not the last run's stale one
-            with page.expect_download(timeout=60_000) as download:
-                page.get_by_role("button", name="Download CSV").click()
-            rows = download.value.path().read_text().splitlines()
+            rows = downloaded_text(page).splitlines()  # the button of the filtered rerun, not a stale one
             assert len(rows) == 2 and rows[1].startswith("plain,")  # the header and the one row shown
             page.get_by_role("link", name="Dataset metrics").click()
             page.get_by_text("Hallucination rate").first.wait_for(timeout=60_000)
@@ -320,9 +335,7 @@ def test_unreadable_records_and_formula_cells_in_a_real_browser(app_url, tmp_pat
         page.get_by_text("2 rows failed and are listed here").wait_for(timeout=30_000)
         shot(page, "batch-unreadable-records")
         assert page.get_by_text("Traceback").count() == 0
-        with page.expect_download() as download:
-            page.get_by_role("button", name="Download CSV").click()
-        rows = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+        rows = list(csv.DictReader(io.StringIO(downloaded_text(page))))
         assert [r["status"] for r in rows] == ["faithful", "error", "error", "hallucinated"]
         assert rows[0]["id"].startswith("'=HYPERLINK(")  # was written verbatim: a formula when opened
         assert rows[1]["id"] == "b\\ud800"  # the lone surrogate as its escape, never a crash
@@ -442,9 +455,7 @@ def test_two_analysts_on_one_store_each_get_their_own_run_and_settings_back_and_
         assert f"run={run_a}" in a.url and "stride=2" in a.url  # row 1: my run, not the newest one
         a.get_by_text("every 2, each claim in its 3 best windows").first.wait_for(timeout=30_000)  # row 8
         shot(a, "batch-reloaded-own-run-and-settings")
-        with a.expect_download() as download:
-            a.get_by_role("button", name="Download CSV").click()
-        exported = list(csv.DictReader(io.StringIO(download.value.path().read_text(encoding="utf-8"))))
+        exported = list(csv.DictReader(io.StringIO(downloaded_text(a))))
         threshold = store.get_run(run_a).manifest["settings"]["threshold"]
         decided = [r for r in exported if r["score"] not in ("", None)]
         assert len(decided) == 20
