@@ -102,33 +102,38 @@ class ContextWindows:
         start, end = self.spans[i][0], self.spans[j][1]
         return self.context[start:min(end, start + WINDOW_CHARS * 2)]
 
+    def _weights(self, claim: str) -> dict[str, float]:
+        """The claim's words with their idf (3.0 for a word the context lacks), in a fixed order: summed in a
+        set's order, the shares moved in their last bit with the hash seed and near-tied windows swapped."""
+        return {w: self.idf.get(w, 3.0) for w in sorted(set(_words(claim)))}
+
+    @staticmethod
+    def _held(weights: dict[str, float], held) -> float:
+        return sum(v for w, v in weights.items() if w in held) / (sum(weights.values()) or 1.0)
+
     def coverage(self, claim: str) -> list[float]:
-        words = sorted(set(_words(claim)))  # summed in a fixed order: a set's order moves with the hash seed
-        total = sum(self.idf.get(w, 3.0) for w in words) or 1.0
-        return [sum(self.idf[w] for w in words if w in bag) / total for bag in self.bags]
+        weights = self._weights(claim)
+        return [self._held(weights, bag) for bag in self.bags]
 
     def share(self, claim: str, text: str) -> float:
         """The idf-weighted share of the claim's words that `text` holds."""
-        words, held = sorted(set(_words(claim))), set(_words(text))
-        total = sum(self.idf.get(w, 3.0) for w in words) or 1.0
-        return sum(self.idf.get(w, 3.0) for w in words if w in held) / total
+        return self._held(self._weights(claim), set(_words(text)))
 
     def sentence_text(self, ids: list[int]) -> str:
         return " ".join(self.context[self.spans[s][0]:self.spans[s][1]] for s in ids)
 
     def widened(self, k: int, chars: int) -> list[int]:
         """Window `k`'s sentences with their neighbours (the following first, then the preceding) while the
-        text stays within `chars`."""
+        text, joined by single spaces, stays within `chars`."""
         i, j = self.windows[k]
-        ids = list(range(i, j + 1))
-        for step in (1, -1):
-            nxt = (ids[-1] + 1) if step == 1 else (ids[0] - 1)
-            while 0 <= nxt < len(self.spans):
-                grown = sorted(ids + [nxt])
-                if len(self.sentence_text(grown)) > chars:
-                    break
-                ids, nxt = grown, nxt + step
-        return ids
+        length = len(self.sentence_text(list(range(i, j + 1))))
+        while j + 1 < len(self.spans) and length + 1 + self.spans[j + 1][1] - self.spans[j + 1][0] <= chars:
+            j += 1
+            length += 1 + self.spans[j][1] - self.spans[j][0]
+        while i > 0 and length + 1 + self.spans[i - 1][1] - self.spans[i - 1][0] <= chars:
+            i -= 1
+            length += 1 + self.spans[i][1] - self.spans[i][0]
+        return list(range(i, j + 1))
 
     def cut_evidence(self, ids: list[int], claim: str) -> str | None:
         """These sentences less those that hold the claim's evidence (the best-covering first, at most two), when
@@ -257,12 +262,14 @@ def hard_negatives(record: dict, sentence: str, windows: ContextWindows, best: i
     with its own hashed coin so that the other pairs do not move."""
     out = []
     key = f"{record['id']}:{sentence}"
-    wide = windows.widened(best, WIDE_CHARS)
-    if WIDEN_RATE and _stable(f"widen:{key}") < WIDEN_RATE and len(wide) > windows.windows[best][1] - \
-            windows.windows[best][0] + 1:
+    widen = bool(WIDEN_RATE) and _stable(f"widen:{key}") < WIDEN_RATE
+    cut = bool(EVIDENCE_CUT_RATE) and _stable(f"cut:{key}") < EVIDENCE_CUT_RATE
+    wide = windows.widened(best, WIDE_CHARS) if widen or cut else []
+    first, last = windows.windows[best]
+    if widen and len(wide) > last - first + 1:  # a window that could not grow is no new pair
         out.append({**base, "premise": windows.sentence_text(wide), "hypothesis": _hypothesis(record, sentence),
                     "label": "entailed", "kind": "widened"})
-    if EVIDENCE_CUT_RATE and _stable(f"cut:{key}") < EVIDENCE_CUT_RATE:
+    if cut:
         rest = windows.cut_evidence(wide, sentence)
         if rest:
             out.append({**base, "premise": rest, "hypothesis": _hypothesis(record, sentence), "label": "baseless",
