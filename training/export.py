@@ -62,15 +62,10 @@ def drift(fp32: Path, int8: Path, tokenizer: Path, pairs: list[tuple[str, str]])
     def probs(path: Path) -> np.ndarray:
         session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         out = []
-        for start in range(0, len(pairs)):
-            encs = tok.encode_batch(pairs[start:start + 1])
-            width = max(len(e.ids) for e in encs)
-            feed = {n: np.zeros((len(encs), width), dtype=np.int64) for n in INPUTS}
-            for row, e in enumerate(encs):
-                feed["input_ids"][row, :len(e.ids)] = e.ids
-                feed["attention_mask"][row, :len(e.ids)] = 1
-                feed["token_type_ids"][row, :len(e.ids)] = e.type_ids
-            logits = session.run(None, feed)[0]
+        for premise, claim in pairs:
+            enc = tok.encode(premise, claim)
+            feed = {"input_ids": [enc.ids], "attention_mask": [enc.attention_mask], "token_type_ids": [enc.type_ids]}
+            logits = session.run(None, {n: np.array(v, dtype=np.int64) for n, v in feed.items()})[0]
             e = np.exp(logits - logits.max(-1, keepdims=True))
             out.append(e / e.sum(-1, keepdims=True))
         return np.concatenate(out)
