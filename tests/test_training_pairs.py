@@ -109,3 +109,37 @@ for _ in range(30):
     runs = [subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT, capture_output=True, text=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")]
     assert runs[0] and runs[0] == runs[1] == runs[2]
+
+
+def test_distracted_pairs_show_the_same_claim_with_and_without_its_evidence_among_the_same_sentences():
+    pairs = _pairs_module()
+    other = {"id": "other", "context": "The museum shop sells maps of the old town. A ferry leaves every hour."}
+    record = _record(1, "The museum opened on 14 May 1998 with maps and globes.")
+    pool = pairs.SentencePool([record, other])
+    assert pool.sharing("museum maps", "toy-1", 5) == ["The museum shop sells maps of the old town."]  # not its own
+    windows = pairs.ContextWindows(CONTEXT)
+    claim = record["answer"]
+    best = max(range(len(windows.windows)), key=windows.coverage(claim).__getitem__)
+    with_evidence, alone = pairs.distracted(record, claim, windows, best, pool)
+    evidence = "The museum opened on 14 May 1998 with a collection of maps and globes."
+    assert evidence in with_evidence and evidence not in alone
+    assert sorted(with_evidence.replace(evidence, "").split()) == sorted(alone.split())  # the same distractors
+    assert "The museum shop sells maps of the old town." in alone  # another context's sentence on the topic
+    assert len(with_evidence) <= pairs.WINDOW_CHARS
+    assert windows.share(claim, alone) <= pairs.CUT_KEEPS * windows.share(claim, with_evidence)
+
+
+def test_distracted_pairs_are_drawn_beside_the_others_without_moving_them():
+    pairs = _pairs_module()
+    records = [_record(i, a) for i, a in enumerate([
+        "The museum opened on 14 May 1998 with maps and globes.", "A Danish architect designed the museum."])]
+    pool = pairs.SentencePool(records)
+
+    def made(rate: float) -> list[dict]:
+        pairs.DISTRACT_RATE = rate
+        return [p for r in records for p in pairs.pairs_of(r, random.Random(13), {}, pool)]
+
+    plain, extra = made(0.0), made(1.0)
+    new = [p for p in extra if p["kind"] in ("distracted", "distractors")]
+    assert [p for p in extra if p not in new] == plain and new
+    assert {(p["kind"], p["label"]) for p in new} == {("distracted", "entailed"), ("distractors", "baseless")}

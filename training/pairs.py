@@ -20,6 +20,12 @@ by the RT4CHART pipeline. This script turns records into pairs of that shape:
   with one more list item that its window never names (`--particular-rate`: "A and B" -> "A, C and B", C from
   another answer's list of the same file) is `baseless`. Each is drawn with its own hashed coin, so the other
   pairs stay the same byte for byte.
+* distracted pairs (off by default, `--distract-rate`), for a model that finds the evidence only where it is
+  the window's topic: the sentence's evidence (the one or two sentences of its best window that hold its words)
+  put at a random place among hard distractors, the sentences of its own context and of other contexts of the
+  same file that share the most of its words without its evidence, is `entailed`; the same distractors without
+  the evidence, when they cover at most CUT_KEEPS of what the whole premise covers, are `baseless`. The same
+  claim is thus seen with and without its evidence among the same sentences on its topic.
 
 Which files go in is decided by their licences (`SHIPPABLE`); every choice is recorded in the output's
 manifest (file, records used, sha256). Deterministic: the same inputs give the same pairs.
@@ -58,6 +64,8 @@ NAME_SWAP_SHARE = 0.0   # share of perturbations that swap a name (0 in the firs
 EVIDENCE_CUT_RATE = 0.0  # share of supported sentences that also give an evidence-cut (baseless) pair
 PARTICULAR_RATE = 0.0    # share of supported sentences with a list that also give a list-item-added (baseless) pair
 WIDEN_RATE = 0.0         # share of supported sentences that also give their window widened by its neighbours (entailed)
+DISTRACT_RATE = 0.0      # share of supported sentences that also give a distracted (entailed) and distractors-only pair
+DISTRACTORS_FROM = 12    # candidate distractors drawn from the file's other contexts, per claim
 WIDE_CHARS = 960         # a widened window's length (~240 word pieces: what a long context's piece holds at inference)
 CUT_KEEPS = 0.5          # an evidence cut counts when the rest of the window covers at most this share of the claim
 FIRST_KINDS = ("best", "off-window", "perturbed")  # the kinds a file's cap counts (the same records with extras on)
@@ -153,6 +161,74 @@ class ContextWindows:
             if self.share(claim, rest) <= CUT_KEEPS * full:
                 return rest
         return None
+
+
+class SentencePool:
+    """The sentences of a file's contexts, indexed by their words, to draw distractors that share a claim's words."""
+
+    def __init__(self, records: list[dict]):
+        self.texts: list[str] = []
+        self.owner: list[str] = []
+        index: dict[str, list[int]] = {}
+        for record in records:
+            context = record["context"]
+            for sentence in split_sentences(context) or []:
+                k = len(self.texts)
+                self.texts.append(context[sentence.start:sentence.end])
+                self.owner.append(record["id"])
+                for word in sorted(set(_words(self.texts[-1]))):
+                    index.setdefault(word, []).append(k)
+        self.index = index
+        self.idf = {w: math.log(1 + len(self.texts) / len(ids)) for w, ids in index.items()}
+
+    def sharing(self, claim: str, record_id: str, n: int) -> list[str]:
+        """The `n` sentences of other records' contexts that share the most idf-weighted words with `claim`
+        (ties by position), leaving out words so common that they carry no topic."""
+        score: Counter = Counter()
+        for word in sorted(set(_words(claim))):
+            ids = self.index.get(word, [])
+            if not ids or len(ids) > 0.02 * len(self.texts) + 50:
+                continue
+            for k in ids:
+                if self.owner[k] != record_id:
+                    score[k] += self.idf[word]
+        ranked = sorted(score, key=lambda k: (-score[k], k))[:n]
+        return [self.texts[k] for k in ranked]
+
+
+def distracted(record: dict, sentence: str, windows: ContextWindows, best: int,
+               pool: SentencePool | None) -> tuple[str, str] | None:
+    """(evidence among distractors, distractors alone) for one supported sentence, within WINDOW_CHARS, or None
+    when no two distractors fit, or when the distractors alone cover more than CUT_KEEPS of the claim."""
+    first, last = windows.windows[best]
+    own = list(range(first, last + 1))
+    share = {s: windows.share(sentence, windows.sentence_text([s])) for s in own}
+    evidence = [max(own, key=lambda s: (share[s], -s))]
+    rest = [s for s in own if s not in evidence]
+    if rest and windows.share(sentence, windows.sentence_text(own)) > share[evidence[0]] + 0.15:
+        evidence.append(max(rest, key=lambda s: (share[s], -s)))
+    evidence_text = windows.sentence_text(sorted(evidence))
+    candidates = [windows.sentence_text([s]) for s in range(len(windows.spans)) if s not in evidence]
+    if pool is not None:
+        candidates += pool.sharing(sentence, record["id"], DISTRACTORS_FROM)
+    candidates = sorted(dict.fromkeys(c for c in candidates if c.strip() and c not in evidence_text),
+                        key=lambda c: (-windows.share(sentence, c), c))
+    chosen: list[str] = []
+    length = len(evidence_text)
+    for text in candidates:
+        if length + 1 + len(text) <= WINDOW_CHARS:
+            chosen.append(text)
+            length += 1 + len(text)
+    if len(chosen) < 2:
+        return None
+    rng = random.Random(f"distract:{record['id']}:{sentence}")
+    rng.shuffle(chosen)
+    at = rng.randint(0, len(chosen))
+    premise = " ".join(chosen[:at] + [evidence_text] + chosen[at:])
+    alone = " ".join(chosen)
+    if windows.share(sentence, alone) > CUT_KEEPS * windows.share(sentence, premise):
+        return None
+    return premise, alone
 
 
 def _label_of(record: dict) -> str:
@@ -257,7 +333,7 @@ def add_particular(sentence: str, premise: str, items: dict[bool, list[str]], rn
 
 
 def hard_negatives(record: dict, sentence: str, windows: ContextWindows, best: int, base: dict,
-                   items: dict[bool, list[str]]) -> list[dict]:
+                   items: dict[bool, list[str]], pool: SentencePool | None = None) -> list[dict]:
     """The particular hard negatives of one supported sentence (see the module's docstring), each drawn
     with its own hashed coin so that the other pairs do not move."""
     out = []
@@ -280,10 +356,17 @@ def hard_negatives(record: dict, sentence: str, windows: ContextWindows, best: i
         if added:
             out.append({**base, "premise": windows.text(best), "hypothesis": _hypothesis(record, added),
                         "label": "baseless", "kind": "particular-added"})
+    if DISTRACT_RATE and _stable(f"distract:{key}") < DISTRACT_RATE:
+        made = distracted(record, sentence, windows, best, pool)
+        if made:
+            hyp = _hypothesis(record, sentence)
+            out.append({**base, "premise": made[0], "hypothesis": hyp, "label": "entailed", "kind": "distracted"})
+            out.append({**base, "premise": made[1], "hypothesis": hyp, "label": "baseless", "kind": "distractors"})
     return out
 
 
-def pairs_of(record: dict, rng: random.Random, items: dict[bool, list[str]] | None = None) -> list[dict]:
+def pairs_of(record: dict, rng: random.Random, items: dict[bool, list[str]] | None = None,
+             pool: SentencePool | None = None) -> list[dict]:
     labelled = sentence_labels(record)
     if not labelled:
         return []
@@ -298,7 +381,7 @@ def pairs_of(record: dict, rng: random.Random, items: dict[bool, list[str]] | No
         out.append({**base, "premise": windows.text(best), "hypothesis": hyp, "label": label, "kind": "best"})
         if label != "entailed":
             continue
-        out.extend(hard_negatives(record, sentence, windows, best, base, items or {}))
+        out.extend(hard_negatives(record, sentence, windows, best, base, items or {}, pool))
         worst = min(range(len(cover)), key=cover.__getitem__)
         if len(cover) > 2 and cover[worst] < 0.25 and rng.random() < 0.35:
             out.append({**base, "premise": windows.text(worst), "hypothesis": hyp, "label": "baseless",
@@ -322,9 +405,11 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
     pairs: list[dict] = []
     manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS,
                       "cap_scale": cap_scale, "perturb_rate": PERTURB_RATE, "name_swap_share": NAME_SWAP_SHARE}
-    if WIDEN_RATE or EVIDENCE_CUT_RATE or PARTICULAR_RATE:  # absent when off: the first model's manifest is unchanged
+    if WIDEN_RATE or EVIDENCE_CUT_RATE or PARTICULAR_RATE or DISTRACT_RATE:  # absent when off: v1's is unchanged
         manifest.update(widen_rate=WIDEN_RATE, wide_chars=WIDE_CHARS, evidence_cut_rate=EVIDENCE_CUT_RATE,
                         cut_keeps=CUT_KEEPS, particular_rate=PARTICULAR_RATE)
+    if DISTRACT_RATE:
+        manifest.update(distract_rate=DISTRACT_RATE, distractors_from=DISTRACTORS_FROM)
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -333,12 +418,13 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
         kept.sort(key=lambda r: _stable(f"{seed}:{r['id']}"))
         rng = random.Random(seed)
         items = list_items([r["answer"] for r in kept]) if PARTICULAR_RATE else {}
+        pool = SentencePool(kept) if DISTRACT_RATE else None
         file_pairs: list[dict] = []
         used = counted = 0
         for record in kept:
             if counted >= PER_FILE_CAP[name] * cap_scale:
                 break
-            made = pairs_of(record, rng, items)
+            made = pairs_of(record, rng, items, pool)
             file_pairs.extend(made)
             counted += sum(p["kind"] in FIRST_KINDS for p in made)
             used += 1
@@ -354,7 +440,7 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
 
 
 def main() -> None:
-    global PERTURB_RATE, NAME_SWAP_SHARE, WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE
+    global PERTURB_RATE, NAME_SWAP_SHARE, WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE, DISTRACT_RATE
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
@@ -367,9 +453,13 @@ def main() -> None:
                         help="share of supported sentences that also give their window less the evidence (baseless)")
     parser.add_argument("--particular-rate", type=float, default=PARTICULAR_RATE,
                         help="share of supported sentences with a list that also give one with an item added (baseless)")
+    parser.add_argument("--distract-rate", type=float, default=DISTRACT_RATE,
+                        help="share of supported sentences that also give their evidence among hard distractors "
+                             "(entailed) and the distractors alone (baseless)")
     args = parser.parse_args()
     PERTURB_RATE, NAME_SWAP_SHARE = args.perturb_rate, args.name_swap_share
     WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE = args.widen_rate, args.evidence_cut_rate, args.particular_rate
+    DISTRACT_RATE = args.distract_rate
     pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:
