@@ -130,6 +130,17 @@ def test_an_antonym_contradicts_only_in_the_same_slot():
     assert "opposite" not in other_slot.claims[0].rationale
 
 
+def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
+    """A contradiction names the sentence's word that stands in the claim's slot; a name never stands for a plain
+    word (it said "the context says 'Hong' where the claim says 'belongs'")."""
+    report = audit("The Central Harbourfront is a waterfront site in Central, Hong Kong.",
+                   "The Central Harbourfront is a waterfront site that belongs to Mainland China.")
+    assert report.claims[0].verdict is Verdict.CONTRADICTED
+    assert report.claims[0].rationale == "the context says 'Hong' where the claim says 'Mainland'"
+    named = audit("Marie was born in Warsaw in 1867. She moved to Paris.", "Marie was born in Krakow in 1867.")
+    assert named.claims[0].rationale == "the context says 'Warsaw' where the claim says 'Krakow'"
+
+
 @pytest.mark.parametrize("answer, supported", [
     ("The event drew more than 50 people.", True), ("The event drew about 60 people.", True),
     ("The event drew nearly 62 people.", True), ("The event drew over 70 people.", False),

@@ -52,7 +52,7 @@ def _substitute(slot: Token, claim: list[Token], sentence: list[Token], claim_st
             continue
         if slot.number is not None and u.number is None:
             continue
-        if slot.number is None and (u.number is not None or (slot.capitalized and j and not u.capitalized)):
+        if slot.number is None and (u.number is not None or (j and u.capitalized != slot.capitalized)):
             continue
         common = len(here & _neighbours(sentence, j))
         if common > shared:
