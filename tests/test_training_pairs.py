@@ -143,17 +143,3 @@ def test_distracted_pairs_are_drawn_beside_the_others_without_moving_them():
     new = [p for p in extra if p["kind"] in ("distracted", "distractors")]
     assert [p for p in extra if p not in new] == plain and new
     assert {(p["kind"], p["label"]) for p in new} == {("distracted", "entailed"), ("distractors", "baseless")}
-
-
-def test_unsupported_sentences_among_distractors_keep_their_label_and_a_contradiction_becomes_unknown():
-    pairs = _pairs_module()
-    records = [_record(1, "The museum opened on 14 May 2001 with maps and globes.", hallucinated=True),
-               _record(2, "The museum opened on 14 May 1998 with maps and globes.")]
-    records[0]["meta"]["verdict"] = "contradicted"
-    pool = pairs.SentencePool(records)
-    pairs.DISTRACT_RATE = 1.0
-    plain = pairs.pairs_of(records[0], random.Random(13), {}, pool)
-    pairs.DISTRACT_UNSUPPORTED = True
-    extra = pairs.pairs_of(records[0], random.Random(13), {}, pool)
-    assert plain == [p for p in extra if p["kind"] != "distracted"] and [p["kind"] for p in plain] == ["best"]
-    assert [(p["kind"], p["label"]) for p in extra if p["kind"] == "distracted"] == [("distracted", "hallucinated")]

@@ -65,7 +65,6 @@ EVIDENCE_CUT_RATE = 0.0  # share of supported sentences that also give an eviden
 PARTICULAR_RATE = 0.0    # share of supported sentences with a list that also give a list-item-added (baseless) pair
 WIDEN_RATE = 0.0         # share of supported sentences that also give their window widened by its neighbours (entailed)
 DISTRACT_RATE = 0.0      # share of supported sentences that also give a distracted (entailed) and distractors-only pair
-DISTRACT_UNSUPPORTED = False  # also put the unsupported sentences' best-covering sentences among distractors
 DISTRACTORS_FROM = 12    # candidate distractors drawn from the file's other contexts, per claim
 WIDE_CHARS = 960         # a widened window's length (~240 word pieces: what a long context's piece holds at inference)
 CUT_KEEPS = 0.5          # an evidence cut counts when the rest of the window covers at most this share of the claim
@@ -381,12 +380,6 @@ def pairs_of(record: dict, rng: random.Random, items: dict[bool, list[str]] | No
         hyp = _hypothesis(record, sentence)
         out.append({**base, "premise": windows.text(best), "hypothesis": hyp, "label": label, "kind": "best"})
         if label != "entailed":
-            if DISTRACT_UNSUPPORTED and _stable(f"distract:{record['id']}:{sentence}") < DISTRACT_RATE:
-                made = distracted(record, sentence, windows, best, pool)
-                if made:  # not entailed by the whole context, so by none of its parts; the contradicting
-                    #      sentence may be left out, so a contradiction becomes `hallucinated` (unknown kind)
-                    out.append({**base, "premise": made[0], "hypothesis": hyp, "kind": "distracted",
-                                "label": "hallucinated" if label == "contradicted" else label})
             continue
         out.extend(hard_negatives(record, sentence, windows, best, base, items or {}, pool))
         worst = min(range(len(cover)), key=cover.__getitem__)
@@ -417,8 +410,6 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
                         cut_keeps=CUT_KEEPS, particular_rate=PARTICULAR_RATE)
     if DISTRACT_RATE:
         manifest.update(distract_rate=DISTRACT_RATE, distractors_from=DISTRACTORS_FROM)
-        if DISTRACT_UNSUPPORTED:
-            manifest.update(distract_unsupported=True)
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -450,7 +441,6 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
 
 def main() -> None:
     global PERTURB_RATE, NAME_SWAP_SHARE, WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE, DISTRACT_RATE
-    global DISTRACT_UNSUPPORTED
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
@@ -466,12 +456,10 @@ def main() -> None:
     parser.add_argument("--distract-rate", type=float, default=DISTRACT_RATE,
                         help="share of supported sentences that also give their evidence among hard distractors "
                              "(entailed) and the distractors alone (baseless)")
-    parser.add_argument("--distract-unsupported", action="store_true",
-                        help="with --distract-rate: unsupported sentences too, among distractors, keep their label")
     args = parser.parse_args()
     PERTURB_RATE, NAME_SWAP_SHARE = args.perturb_rate, args.name_swap_share
     WIDEN_RATE, EVIDENCE_CUT_RATE, PARTICULAR_RATE = args.widen_rate, args.evidence_cut_rate, args.particular_rate
-    DISTRACT_RATE, DISTRACT_UNSUPPORTED = args.distract_rate, args.distract_unsupported
+    DISTRACT_RATE = args.distract_rate
     pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w") as fh:
