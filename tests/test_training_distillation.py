@@ -92,3 +92,19 @@ def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resume
     assert torch.equal(train.teacher_probs(folder, tok, pairs, 64, cache), probs) and cache.stat().st_mtime_ns == stamp
     fewer = train.teacher_probs(folder, tok, pairs[:2], 64, cache)  # other pairs: computed again, not reused
     assert fewer.shape == (2, 3) and cache.stat().st_mtime_ns != stamp
+
+
+def test_sentence_balance_weighs_entailed_and_not_entailed_the_same_within_each_premise_length():
+    train = _train_module()
+    one, three = "The bridge opened in 1998.", "The bridge opened in 1998. It is long. It has four lanes."
+    pairs = ([{"premise": one, "label": "entailed"}] * 3 + [{"premise": one, "label": "baseless"}]
+             + [{"premise": three, "label": "entailed"}] + [{"premise": three, "label": "hallucinated"}] * 4
+             + [{"premise": three * 2, "label": "contradicted"}])  # six sentences and no entailed pair: weight 1
+    weights = train.sentence_balance(pairs)
+    assert abs(sum(weights) / len(weights) - 1) < 1e-9
+    assert abs(sum(weights[:3]) - weights[3]) < 1e-9 and abs(weights[4] - sum(weights[5:9])) < 1e-9
+    assert weights[3] > weights[0] and weights[4] > weights[5]
+    targets = torch.tensor([0, 2])
+    logits = torch.tensor([[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
+    assert torch.isclose(train.loss_of(logits, targets, torch.tensor([1.0, 1.0])), train.loss_of(logits, targets))
+    assert train.loss_of(logits, targets, torch.tensor([0.0, 2.0])) > train.loss_of(logits, targets)
