@@ -11,7 +11,8 @@ adds) are trained on the summed probability of contradicted + baseless.
 Balance (`--balance-sentences`): each pair's loss is weighted so that, among the premises of each length in
 sentences (1, 2, 3, 4, 5 or more), entailed and not-entailed pairs weigh the same. In the shippable files the
 entailed share falls from 0.49 (one-sentence premises) to 0.26 (five or more), mostly because XSum's long
-windows are rarely entailed, and a model trained on them learns "many sentences: not entailed".
+windows are rarely entailed. (Measured: it does not cure v1's failure to find one sentence among three or more,
+docs/benchmarks.md, "Distracted pairs"; v1 was trained without it.)
 
 Distillation (`--teacher DIR --layers 0,2,5`): the student starts from the teacher with only the listed
 encoder layers kept (fewer layers, proportionally faster to read), and learns from the teacher's
