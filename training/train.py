@@ -89,9 +89,9 @@ def sentence_balance(pairs: list[dict]) -> list[float]:
     from rt4chart.text.segment import split_sentences
 
     keys = [(min(len(split_sentences(p["premise"]) or [None]), 5), p["label"] == "entailed") for p in pairs]
-    count = Counter(keys)
-    raw = [1.0 / count[k] / 2 * sum(n for (b, _), n in count.items() if b == k[0])
-           if count[(k[0], not k[1])] else 1.0 for k in keys]
+    count, per_length = Counter(keys), Counter(length for length, _ in keys)
+    raw = [per_length[length] / 2 / count[(length, entailed)] if count[(length, not entailed)] else 1.0
+           for length, entailed in keys]
     mean = sum(raw) / len(raw)
     return [w / mean for w in raw]
 
