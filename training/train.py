@@ -8,11 +8,12 @@ loses at most that many steps. One thread by default, so it can run beside other
 Pairs labelled `hallucinated` (the source says the sentence is not faithful, not whether it contradicts or
 adds) are trained on the summed probability of contradicted + baseless.
 
-Balance (`--balance-sentences`): each pair's loss is weighted so that, among the premises of each length in
-sentences (1, 2, 3, 4, 5 or more), entailed and not-entailed pairs weigh the same. In the shippable files the
-entailed share falls from 0.49 (one-sentence premises) to 0.26 (five or more), mostly because XSum's long
-windows are rarely entailed. (Measured: it does not cure v1's failure to find one sentence among three or more,
-docs/benchmarks.md, "Distracted pairs"; v1 was trained without it.)
+Another encoder (`--encoder DIR`, e.g. all-mpnet-base-v2 from `fetch_mpnet.py`) can be fine-tuned the same way;
+`--freeze-layers N` keeps its embeddings and lower N layers as they are (no gradient through them: faster, and
+what a small training set cannot improve). Checkpoints are also written every `--save-minutes`, and at each a
+check is logged: 3-way and entailed-vs-not accuracy on a fixed slice of the validation pairs, and, with
+`--probe ITEMS.jsonl` (`benchmarks/distractor_probe.py --write-items`), mean P(entailed) of the probe's first
+items alone, among five distractors, and for the distractors alone; a run that is not learning shows there.
 
 Distillation (`--teacher DIR --layers 0,2,5`): the student starts from the teacher with only the listed
 encoder layers kept (fewer layers, proportionally faster to read), and learns from the teacher's
@@ -29,6 +30,7 @@ import hashlib
 import json
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -72,28 +74,13 @@ def batches(pairs: list[dict], tokenizer, batch_size: int, max_len: int, seed: i
     return out
 
 
-def loss_of(logits: torch.Tensor, targets: torch.Tensor, weights: torch.Tensor | None = None) -> torch.Tensor:
+def loss_of(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     logp = torch.log_softmax(logits, dim=-1)
     plain = targets < 3
     picked = logp.gather(1, targets.clamp(max=2).unsqueeze(1)).squeeze(1)
     unfaithful = torch.logsumexp(logp[:, 1:], dim=-1)
     nll = -torch.where(plain, picked, unfaithful)
-    return nll.mean() if weights is None else (nll * weights).mean()
-
-
-def sentence_balance(pairs: list[dict]) -> list[float]:
-    """Per-pair weights (mean 1) under which, within each premise length in sentences (1-4, 5 or more),
-    entailed and not-entailed pairs weigh the same."""
-    from collections import Counter
-
-    from rt4chart.text.segment import split_sentences
-
-    keys = [(min(len(split_sentences(p["premise"]) or [None]), 5), p["label"] == "entailed") for p in pairs]
-    count, per_length = Counter(keys), Counter(length for length, _ in keys)
-    raw = [per_length[length] / 2 / count[(length, entailed)] if count[(length, not entailed)] else 1.0
-           for length, entailed in keys]
-    mean = sum(raw) / len(raw)
-    return [w / mean for w in raw]
+    return nll.mean()
 
 
 def distill_loss(logits: torch.Tensor, targets: torch.Tensor, teacher: torch.Tensor, weight: float) -> torch.Tensor:
@@ -160,6 +147,41 @@ def evaluate(model, tokenizer, pairs: list[dict], max_len: int) -> dict:
     return {"loss": round(loss / n, 4), "acc3": round(correct / max(total, 1), 4), "acc2": round(binary / n, 4)}
 
 
+def freeze_lower(model, layers: int) -> int:
+    """Stop gradients through the embeddings and the lower `layers` encoder layers (and, where the encoder has
+    one, its shared relative-position bias); the number of parameters left to train."""
+    if layers <= 0:
+        return sum(p.numel() for p in model.parameters())
+    base = model.base_model
+    frozen = [base.embeddings, *base.encoder.layer[:layers]]
+    frozen += [m for name, m in base.encoder.named_children() if name != "layer"]
+    for module in frozen:
+        for param in module.parameters():
+            param.requires_grad_(False)
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def probe_check(model, tokenizer, items: list[dict], max_len: int) -> dict:
+    """Mean P(entailed) of probe items: the evidence alone, among five distractors, and the distractors alone."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from distractors import Item
+
+    built = [Item(**{**i, "distractors": tuple(i["distractors"])}) for i in items]
+    out = {}
+    model.eval()
+    with torch.no_grad():
+        for name, premises in (("alone", [i.premise(0) for i in built]), ("among5", [i.premise(5) for i in built]),
+                               ("control", [i.control(5) for i in built])):
+            probs = []
+            for k in range(0, len(built), 16):
+                enc, _ = encode(tokenizer, [{"premise": p, "hypothesis": i.hypothesis, "label": "entailed"}
+                                            for p, i in zip(premises[k:k + 16], built[k:k + 16])], max_len)
+                probs.extend(torch.softmax(model(**enc).logits, dim=-1)[:, 0].tolist())
+            out[name] = round(sum(probs) / max(len(probs), 1), 4)
+    model.train()
+    return out
+
+
 def save(path: Path, state: dict) -> None:
     tmp = path.with_suffix(".tmp")
     torch.save(state, tmp)
@@ -186,29 +208,40 @@ def main() -> None:
     parser.add_argument("--layers", default=None, help="with --teacher: the teacher's encoder layers the student keeps, "
                                                       "e.g. 0,2,5")
     parser.add_argument("--distill-weight", type=float, default=0.5)
-    parser.add_argument("--balance-sentences", action="store_true",
-                        help="weigh entailed and not-entailed pairs the same within each premise length in sentences")
+    parser.add_argument("--encoder", type=Path, default=None,
+                        help="fine-tune this encoder folder instead of all-MiniLM-L6-v2 (e.g. training/work/mpnet)")
+    parser.add_argument("--freeze-layers", type=int, default=0,
+                        help="keep the embeddings and this many lower encoder layers frozen")
+    parser.add_argument("--save-minutes", type=float, default=15.0, help="also checkpoint this often")
+    parser.add_argument("--check-pairs", type=int, default=160,
+                        help="validation pairs scored at each checkpoint (0: none; all of them at the end)")
+    parser.add_argument("--probe", type=Path, default=None, help="probe items (jsonl) checked at each checkpoint")
+    parser.add_argument("--probe-items", type=int, default=32)
     args = parser.parse_args()
     if args.teacher and (args.init or not args.layers):
         parser.error("--teacher needs --layers and starts from the teacher itself (no --init)")
-    if args.teacher and args.balance_sentences:
-        parser.error("--balance-sentences weighs the gold loss; it does not apply to distillation (--teacher)")
+    if args.encoder and (args.teacher or args.init):
+        parser.error("--encoder is where a fresh fine-tune starts; --teacher and --init start from a fine-tuned model")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "train.log").open("a")
-    tokenizer = AutoTokenizer.from_pretrained(encoder_path())
+    encoder = str(args.encoder) if args.encoder else encoder_path()
+    tokenizer = AutoTokenizer.from_pretrained(str(args.teacher or args.init or encoder))
     start = args.teacher or args.init
     model = AutoModelForSequenceClassification.from_pretrained(
-        str(start) if start else encoder_path(), num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+        str(start) if start else encoder, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
     if args.teacher:
         model = keep_layers(model, [int(x) for x in args.layers.split(",")])
     train, valid = load_pairs(args.pairs, args.validation_share)
     soft = teacher_probs(args.teacher, tokenizer, train, args.max_len, args.out / "teacher.pt") if args.teacher else None
-    weights = torch.tensor(sentence_balance(train)) if args.balance_sentences else None
+    trainable = freeze_lower(model, args.freeze_layers)
+    checked = valid[:args.check_pairs]
+    probe = ([json.loads(line) for line in args.probe.read_text().splitlines() if line.strip()][:args.probe_items]
+             if args.probe else [])
     per_epoch = batches(train, tokenizer, args.batch_size, args.max_len, args.seed)
     total_steps = int(len(per_epoch) * args.epochs)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
+    optimiser = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=args.lr, weight_decay=0.01)
     warmup = max(1, total_steps // 20)
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (total_steps - s) / max(1, total_steps - warmup))))
@@ -222,8 +255,12 @@ def main() -> None:
         step = state["step"]
         torch.set_rng_state(state["rng"])
         print(json.dumps({"resumed_at": step, "of": total_steps}), file=log, flush=True)
+    else:
+        print(json.dumps({"start": total_steps, "train_pairs": len(train), "validation_pairs": len(valid),
+                          "trainable_params": trainable, "threads": args.threads}), file=log, flush=True)
     model.train()
     started, seen = time.time(), 0
+    last_save = last_check = started
     orders = {0: per_epoch}  # each epoch's batch order, made once (it tokenizes every pair)
     while step < total_steps:
         epoch, index = divmod(step, len(per_epoch))
@@ -233,7 +270,7 @@ def main() -> None:
         enc, y = encode(tokenizer, [train[i] for i in order[index]], args.max_len)
         logits = model(**enc).logits
         loss = (distill_loss(logits, y, soft[order[index]], args.distill_weight) if soft is not None
-                else loss_of(logits, y, weights[order[index]] if weights is not None else None))
+                else loss_of(logits, y))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimiser.step()
@@ -246,10 +283,17 @@ def main() -> None:
             print(json.dumps({"step": step, "of": total_steps, "loss": round(loss.item(), 4),
                               "s_per_step": round(rate, 2), "eta_min": round(rate * (total_steps - step) / 60, 1)}),
                   file=log, flush=True)
-        if step % args.save_every == 0 or step == total_steps:
+        if step % args.save_every == 0 or step == total_steps or time.time() - last_save >= args.save_minutes * 60:
             save(ckpt, {"model": model.state_dict(), "optimiser": optimiser.state_dict(),
                         "schedule": schedule.state_dict(), "step": step, "rng": torch.get_rng_state(),
                         "args": {k: str(v) for k, v in vars(args).items()}})
+            if time.time() - last_check >= args.save_minutes * 60 and (checked or probe):
+                check = {"check": step, **({"validation": evaluate(model, tokenizer, checked, args.max_len)}
+                                           if checked else {}),
+                         **({"probe": probe_check(model, tokenizer, probe, args.max_len)} if probe else {})}
+                print(json.dumps(check), file=log, flush=True)
+                last_check = time.time()
+            last_save = time.time()
     result = evaluate(model, tokenizer, valid, args.max_len)
     print(json.dumps({"done": step, "validation": result}), file=log, flush=True)
     final = args.out / "final"
