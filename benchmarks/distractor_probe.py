@@ -103,10 +103,10 @@ def main() -> None:
                              "premise_chars": distractors.PREMISE_CHARS},
               **measure(reader, items), "named": named_cases(reader)}
     text = json.dumps(result, indent=2)
-    print(text)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n")
+    print(text)
 
 
 if __name__ == "__main__":

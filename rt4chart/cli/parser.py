@@ -34,8 +34,8 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
                    help="LLM judges: re-examine verdicts until the judge declares success (see --max-rounds)")
     p.add_argument("--max-rounds", type=int, default=AuditConfig().max_rounds, help="reflection round cap")
     p.add_argument("--threshold", type=float, default=AuditConfig().threshold,
-                   help="an answer is hallucinated when its score reaches this (default 0.5: the judge's verdicts; "
-                        "lower finds more, higher flags only the likeliest)")
+                   help="an answer is hallucinated when its score reaches this (default: the judge's own calibrated "
+                        "boundary, so exactly its verdicts; lower finds more, higher flags only the likeliest)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
@@ -44,6 +44,7 @@ EXIT_CODES = """exit codes:
   1    a row failed; or --fail-on matched (e.g. the answer is hallucinated); or bench could not present a score
   2    bad input or usage, or a judge configuration the endpoint refused (key, model, URL)
   70   an internal error (a bug in rt4chart): the traceback is printed; please report it
+  75   `--via batch-file` waits for its runner: run it, then the same command again
   130  interrupted (Ctrl-C)
   141  the reader of standard output went away (e.g. `| head`); nothing is printed
 """
