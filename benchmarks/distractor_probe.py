@@ -84,19 +84,25 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--write-items", type=Path, default=None, help="write the items (jsonl) and stop")
+    parser.add_argument("--first", type=int, default=None,
+                        help="read only the first N items (a partial probe, marked so in the output)")
     args = parser.parse_args()
     items = probe_items(args.data)
+    partial = args.first is not None and args.first < len(items)
+    if partial:
+        items = items[:args.first]
     if args.write_items:
         args.write_items.parent.mkdir(parents=True, exist_ok=True)
         args.write_items.write_text("".join(json.dumps(i.to_json(), ensure_ascii=False) + "\n" for i in items))
         print(len(items), "items ->", args.write_items)
         return
-    if len(items) < 300:
+    if len(items) < 300 and not partial:
         raise SystemExit(f"only {len(items)} probe items; the probe needs at least 300")
     from rt4chart.judges.model.checkpoint import Checkpoint
 
     reader = Checkpoint(args.model, threads=args.threads)
     result = {"model": args.model, "runtime": reader.runtime, "threads": args.threads, "items": len(items),
+              "partial": partial,
               "sources": {s: sum(i.source == s for i in items) for s in sorted({i.source for i in items})},
               "item_rules": {"probe_share": distractors.PROBE_SHARE, "evidence_share": distractors.EVIDENCE_SHARE,
                              "distractor_keeps": distractors.DISTRACTOR_KEEPS,
