@@ -94,17 +94,18 @@ def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resume
     assert fewer.shape == (2, 3) and cache.stat().st_mtime_ns != stamp
 
 
-def test_sentence_balance_weighs_entailed_and_not_entailed_the_same_within_each_premise_length():
+def test_freezing_lower_layers_leaves_only_the_upper_layers_and_head_to_train(tmp_path):
+    from transformers import AutoModelForSequenceClassification
+
     train = _train_module()
-    one, three = "The bridge opened in 1998.", "The bridge opened in 1998. It is long. It has four lanes."
-    pairs = ([{"premise": one, "label": "entailed"}] * 3 + [{"premise": one, "label": "baseless"}]
-             + [{"premise": three, "label": "entailed"}] + [{"premise": three, "label": "hallucinated"}] * 4
-             + [{"premise": three * 2, "label": "contradicted"}])  # six sentences and no entailed pair: weight 1
-    weights = train.sentence_balance(pairs)
-    assert abs(sum(weights) / len(weights) - 1) < 1e-9
-    assert abs(sum(weights[:3]) - weights[3]) < 1e-9 and abs(weights[4] - sum(weights[5:9])) < 1e-9
-    assert weights[3] > weights[0] and weights[4] > weights[5]
-    targets = torch.tensor([0, 2])
-    logits = torch.tensor([[2.0, 0.0, 0.0], [2.0, 0.0, 0.0]])
-    assert torch.isclose(train.loss_of(logits, targets, torch.tensor([1.0, 1.0])), train.loss_of(logits, targets))
-    assert train.loss_of(logits, targets, torch.tensor([0.0, 2.0])) > train.loss_of(logits, targets)
+    folder = build(tmp_path / "encoder", "nli", ["entailed", "contradicted", "baseless"], favour=0)
+    model = AutoModelForSequenceClassification.from_pretrained(str(folder))
+    every = sum(p.numel() for p in model.parameters())
+    assert train.freeze_lower(model, 0) == every and all(p.requires_grad for p in model.parameters())
+    left = train.freeze_lower(model, 1)
+    base = model.base_model
+    assert not any(p.requires_grad for p in base.embeddings.parameters())
+    assert not any(p.requires_grad for p in base.encoder.layer[0].parameters())
+    assert all(p.requires_grad for p in base.encoder.layer[1].parameters())
+    assert all(p.requires_grad for p in model.classifier.parameters())
+    assert left == sum(p.numel() for p in model.parameters() if p.requires_grad) < every
