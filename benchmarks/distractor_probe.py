@@ -1,5 +1,7 @@
 """Does a reader find one sentence among many? Mean P(entailed) of a claim whose evidence is one sentence, alone and
-placed among 1, 2 and 5 same-topic sentences of its own context, and of the distractors alone (a baseless control).
+placed among 1, 2 and 5 same-topic sentences of its own context, and of the distractors alone (a baseless control);
+also among 5 sentences of another context (`unrelated_5`): a reader that loses the evidence there loses it to
+length, not to sentences on its topic.
 
 Items come from the faithful records of `../shared/training/` only (never a dev file), from the context groups that
 `training/distractors.py` keeps for the probe (no training pair of the teacher comes from them). The demo's claims on
@@ -56,9 +58,21 @@ def named_cases(reader) -> dict:
     return out
 
 
+def unrelated(items: list[distractors.Item], n: int) -> tuple[str, ...]:
+    """Five sentences of another context: the distractors of the next item from another group whose sentences fit
+    beside this evidence in one window (a reader that loses the evidence among these loses it to length, not to
+    sentences on its topic)."""
+    for step in range(1, len(items)):
+        other = items[(n + step) % len(items)]
+        if other.group != items[n].group and len(items[n].among(other.distractors)) <= distractors.PREMISE_CHARS:
+            return other.distractors
+    raise ValueError(f"no other context's five sentences fit beside item {items[n].id}'s evidence")
+
+
 def measure(reader, items: list[distractors.Item]) -> dict:
     conditions = {f"distractors_{k}": [i.premise(k) for i in items] for k in distractors.COUNTS}
     conditions["control"] = [i.control() for i in items]
+    conditions["unrelated_5"] = [i.among(unrelated(items, n)) for n, i in enumerate(items)]
     hypotheses = [i.hypothesis for i in items]
     per: dict[str, list[float]] = {}
     started = time.process_time()

@@ -65,6 +65,21 @@ def test_the_distillation_loss_weighs_gold_and_teacher_as_asked():
     assert train.distill_loss(logits, gold, other, 1.0) > 0.1
 
 
+def test_an_unlabelled_pair_learns_from_the_teacher_alone():
+    train = _train_module()
+    logits = torch.tensor([[2.0, 0.1, -1.0], [0.3, 0.2, 1.5]])
+    teacher = torch.tensor([[0.1, 0.8, 0.1], [0.9, 0.05, 0.05]])
+    unlabelled = torch.tensor([train.TARGET["unlabelled"]] * 2)
+    assert torch.isclose(train.distill_loss(logits, unlabelled, teacher, 0.3),
+                         train.distill_loss(logits, torch.tensor([0, 3]), teacher, 1.0))
+    assert torch.isclose(train.distill_loss(logits, unlabelled, torch.softmax(logits, -1), 0.3), torch.tensor(0.0),
+                         atol=1e-6)
+    mixed = train.distill_loss(logits, torch.tensor([0, train.TARGET["unlabelled"]]), teacher, 0.5)
+    first = 0.5 * train.loss_of(logits[:1], torch.tensor([0])) + 0.5 * train.distill_loss(logits[:1], torch.tensor([0]), teacher[:1], 1.0)
+    second = train.distill_loss(logits[1:], torch.tensor([0]), teacher[1:], 1.0)
+    assert torch.isclose(mixed, (first + second) / 2)
+
+
 def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resumed_run(tmp_path):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -81,7 +96,7 @@ def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resume
         ("the river", "the city"), ("rome is the capital of italy", "rome is in italy")]]
     cache = tmp_path / "run" / "teacher.pt"
     cache.parent.mkdir()
-    probs = train.teacher_probs(folder, tok, pairs, 64, cache)
+    probs = train.teacher_probs(folder, pairs, 64, cache)
     teacher = AutoModelForSequenceClassification.from_pretrained(str(folder)).eval()
     assert not torch.allclose(probs[0], probs[1], atol=1e-3)
     for row, pair in zip(probs, pairs):  # in the pairs' order, as if each were read alone
@@ -89,8 +104,8 @@ def test_the_teachers_probabilities_are_each_pairs_own_and_are_kept_for_a_resume
         with torch.no_grad():
             assert torch.allclose(row, torch.softmax(teacher(**enc).logits, dim=-1)[0], atol=1e-5)
     stamp = cache.stat().st_mtime_ns
-    assert torch.equal(train.teacher_probs(folder, tok, pairs, 64, cache), probs) and cache.stat().st_mtime_ns == stamp
-    fewer = train.teacher_probs(folder, tok, pairs[:2], 64, cache)  # other pairs: computed again, not reused
+    assert torch.equal(train.teacher_probs(folder, pairs, 64, cache), probs) and cache.stat().st_mtime_ns == stamp
+    fewer = train.teacher_probs(folder, pairs[:2], 64, cache)  # other pairs: computed again, not reused
     assert fewer.shape == (2, 3) and cache.stat().st_mtime_ns != stamp
 
 

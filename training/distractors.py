@@ -65,6 +65,12 @@ class Item:
         chosen, at = self._arranged(count)
         return " ".join(chosen[:at] + [self.evidence] + chosen[at:])
 
+    def among(self, others: tuple[str, ...]) -> str:
+        """The evidence at a seeded random place among other sentences (e.g. another context's: unrelated)."""
+        rng = random.Random(f"{self.id}:among")
+        at = rng.randint(0, len(others))
+        return " ".join(list(others[:at]) + [self.evidence] + list(others[at:]))
+
     def control(self, count: int = DISTRACTORS) -> str:
         """The same distractors, in the same order, without the evidence."""
         return " ".join(self._arranged(count)[0])

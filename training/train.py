@@ -15,11 +15,12 @@ check is logged: 3-way and entailed-vs-not accuracy on a fixed slice of the vali
 `--probe ITEMS.jsonl` (`benchmarks/distractor_probe.py --write-items`), mean P(entailed) of the probe's first
 items alone, among five distractors, and for the distractors alone; a run that is not learning shows there.
 
-Distillation (`--teacher DIR --layers 0,2,5`): the student starts from the teacher with only the listed
-encoder layers kept (fewer layers, proportionally faster to read), and learns from the teacher's
-probabilities on every pair as well as from the gold label (`--distill-weight` of the loss). The teacher's
-probabilities are computed once and kept in the run folder (`teacher.pt`), so a resumed run does not
-recompute them.
+Distillation (`--teacher DIR`): the student learns from the teacher's probabilities on every pair as well as
+from the gold label (`--distill-weight` of the loss); a pair labelled `unlabelled` learns from the teacher
+alone. With `--layers 0,2,5` the student is the teacher with only those encoder layers kept; without, it
+starts from `--encoder` (all-MiniLM-L6-v2 by default), with its own tokenizer. The teacher's probabilities
+are computed once, with the teacher's tokenizer, and kept in the run folder (`teacher.pt`), so a resumed run
+does not recompute them.
 
     python training/train.py --pairs training/work/pairs.jsonl --out training/work/run --epochs 1
 """
@@ -38,7 +39,7 @@ import torch
 from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
 LABELS = ["entailed", "contradicted", "baseless"]
-TARGET = {"entailed": 0, "contradicted": 1, "baseless": 2, "hallucinated": 3}
+TARGET = {"entailed": 0, "contradicted": 1, "baseless": 2, "hallucinated": 3, "unlabelled": 4}
 
 
 def encoder_path() -> str:
@@ -74,19 +75,25 @@ def batches(pairs: list[dict], tokenizer, batch_size: int, max_len: int, seed: i
     return out
 
 
-def loss_of(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def gold_nll(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Each pair's negative log-likelihood of its gold label (0 for an unlabelled pair)."""
     logp = torch.log_softmax(logits, dim=-1)
     plain = targets < 3
     picked = logp.gather(1, targets.clamp(max=2).unsqueeze(1)).squeeze(1)
     unfaithful = torch.logsumexp(logp[:, 1:], dim=-1)
-    nll = -torch.where(plain, picked, unfaithful)
-    return nll.mean()
+    return -torch.where(plain, picked, unfaithful) * (targets < 4)
+
+
+def loss_of(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return gold_nll(logits, targets).mean()
 
 
 def distill_loss(logits: torch.Tensor, targets: torch.Tensor, teacher: torch.Tensor, weight: float) -> torch.Tensor:
-    """(1 - weight) x the gold loss + weight x KL(teacher || student) over the three labels."""
-    kl = torch.nn.functional.kl_div(torch.log_softmax(logits, dim=-1), teacher, reduction="batchmean")
-    return (1 - weight) * loss_of(logits, targets) + weight * kl
+    """Per pair, (1 - weight) x the gold loss + weight x KL(teacher || student) over the three labels; an
+    unlabelled pair's loss is the KL alone."""
+    kl = torch.nn.functional.kl_div(torch.log_softmax(logits, dim=-1), teacher, reduction="none").sum(-1)
+    labelled = targets < 4
+    return torch.where(labelled, (1 - weight) * gold_nll(logits, targets) + weight * kl, kl).mean()
 
 
 def keep_layers(model, layers: list[int]):
@@ -101,8 +108,9 @@ def keep_layers(model, layers: list[int]):
     return model
 
 
-def teacher_probs(teacher_dir: Path, tokenizer, pairs: list[dict], max_len: int, cache: Path) -> torch.Tensor:
-    """The teacher's probabilities for every training pair, computed once (kept in `cache`)."""
+def teacher_probs(teacher_dir: Path, pairs: list[dict], max_len: int, cache: Path) -> torch.Tensor:
+    """The teacher's probabilities for every training pair, read with its own tokenizer and computed once (kept
+    in `cache`)."""
     key = hashlib.sha256(json.dumps([str(teacher_dir), max_len, [[p["premise"], p["hypothesis"]] for p in pairs]])
                          .encode()).hexdigest()
     if cache.exists():
@@ -110,6 +118,7 @@ def teacher_probs(teacher_dir: Path, tokenizer, pairs: list[dict], max_len: int,
         if stored["key"] == key:
             return stored["probs"]
     teacher = AutoModelForSequenceClassification.from_pretrained(str(teacher_dir)).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(teacher_dir))
     order = sorted(range(len(pairs)), key=lambda i: len(pairs[i]["premise"]) + len(pairs[i]["hypothesis"]))
     probs = torch.empty(len(pairs), len(LABELS))
     with torch.no_grad():  # read in order of length, so a batch is padded to its own pairs' width
@@ -218,23 +227,28 @@ def main() -> None:
     parser.add_argument("--probe", type=Path, default=None, help="probe items (jsonl) checked at each checkpoint")
     parser.add_argument("--probe-items", type=int, default=32)
     args = parser.parse_args()
-    if args.teacher and (args.init or not args.layers):
-        parser.error("--teacher needs --layers and starts from the teacher itself (no --init)")
-    if args.encoder and (args.teacher or args.init):
-        parser.error("--encoder is where a fresh fine-tune starts; --teacher and --init start from a fine-tuned model")
+    if args.layers and not args.teacher:
+        parser.error("--layers names the teacher's layers a student keeps: it needs --teacher")
+    if args.layers and (args.init or args.encoder):
+        parser.error("a student of --layers starts from the teacher itself (no --init or --encoder)")
+    if args.encoder and args.init:
+        parser.error("--encoder is where a fresh fine-tune starts; --init starts from a fine-tuned model")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     log = (args.out / "train.log").open("a")
     encoder = str(args.encoder) if args.encoder else encoder_path()
-    tokenizer = AutoTokenizer.from_pretrained(str(args.teacher or args.init or encoder))
-    start = args.teacher or args.init
+    start = args.teacher if args.layers else args.init
+    tokenizer = AutoTokenizer.from_pretrained(str(start or encoder))
     model = AutoModelForSequenceClassification.from_pretrained(
         str(start) if start else encoder, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
-    if args.teacher:
+    if args.layers:
         model = keep_layers(model, [int(x) for x in args.layers.split(",")])
     train, valid = load_pairs(args.pairs, args.validation_share)
-    soft = teacher_probs(args.teacher, tokenizer, train, args.max_len, args.out / "teacher.pt") if args.teacher else None
+    valid = [p for p in valid if p["label"] != "unlabelled"]
+    if not args.teacher and any(p["label"] == "unlabelled" for p in train):
+        parser.error("unlabelled pairs learn from a teacher only: give --teacher")
+    soft = teacher_probs(args.teacher, train, args.max_len, args.out / "teacher.pt") if args.teacher else None
     trainable = freeze_lower(model, args.freeze_layers)
     checked = valid[:args.check_pairs]
     probe = ([json.loads(line) for line in args.probe.read_text().splitlines() if line.strip()][:args.probe_items]
