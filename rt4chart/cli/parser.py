@@ -2,12 +2,26 @@
 from __future__ import annotations
 
 import argparse
+import importlib
+from typing import Any, Callable
 
-from rt4chart.cli.commands import cmd_audit, cmd_bench, cmd_cache, cmd_insights, cmd_predict
-from rt4chart.core.config import AuditConfig
+from rt4chart.core import defaults
 from rt4chart.core.version import __version__
-from rt4chart.judges.factory import JUDGES
-from rt4chart.judges.llm.openai_client import RESPONSE_MODES
+from rt4chart.judges.names import JUDGES, RESPONSE_MODES
+
+
+def handler(module: str, name: str) -> Callable[[argparse.Namespace], Any]:
+    """A command's function, imported when the command runs (so `--help` and `--version` load none of the
+    judges, the store or their libraries)."""
+    def run(args: argparse.Namespace) -> Any:
+        return getattr(importlib.import_module(module), name)(args)
+
+    run.__qualname__ = f"{module}.{name}"
+    return run
+
+
+def command(name: str) -> Callable[[argparse.Namespace], Any]:
+    return handler("rt4chart.cli.commands", name)
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
@@ -28,12 +42,12 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
                         "llama.cpp /props, vLLM /v1/models; else 32768); bounds the global step's prompt")
     p.add_argument("--response-format", choices=RESPONSE_MODES,
                    help="structured-output format to request (default: json_schema, stepping down on rejection)")
-    p.add_argument("--window-size", type=int, default=AuditConfig().window_size)
-    p.add_argument("--window-stride", type=int, default=AuditConfig().window_stride)
+    p.add_argument("--window-size", type=int, default=defaults.WINDOW_SIZE)
+    p.add_argument("--window-stride", type=int, default=defaults.WINDOW_STRIDE)
     p.add_argument("--reflect", action="store_true",
                    help="LLM judges: re-examine verdicts until the judge declares success (see --max-rounds)")
-    p.add_argument("--max-rounds", type=int, default=AuditConfig().max_rounds, help="reflection round cap")
-    p.add_argument("--threshold", type=float, default=AuditConfig().threshold,
+    p.add_argument("--max-rounds", type=int, default=defaults.MAX_ROUNDS, help="reflection round cap")
+    p.add_argument("--threshold", type=float, default=defaults.THRESHOLD,
                    help="an answer is hallucinated when its score reaches this (default: the judge's own calibrated "
                         "boundary, so exactly its verdicts; lower finds more, higher flags only the likeliest)")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
@@ -81,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
                    help="exit 1 when the answer is hallucinated and/or unverified (e.g. --fail-on hallucinated,"
                         "unverified); to gate a pipeline")
     _judge_args(p)
-    p.set_defaults(func=cmd_audit)
+    p.set_defaults(func=command("cmd_audit"))
 
     p = sub.add_parser("predict", help="audit every record of a JSONL/CSV file, write predictions JSONL")
     p.add_argument("input", help=".jsonl, .csv/.tsv or .parquet file (validated first, then streamed)")
@@ -91,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)
-    p.set_defaults(func=cmd_predict)
+    p.set_defaults(func=command("cmd_predict"))
 
     p = sub.add_parser("batch", help="like predict, with a checkpoint journal: a killed run resumes where it stopped")
     p.add_argument("input", help=".jsonl, .csv/.tsv or .parquet file (validated first, then streamed)")
@@ -127,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)
-    p.set_defaults(func=cmd_predict)
+    p.set_defaults(func=command("cmd_predict"))
 
     from rt4chart.cli.phoenix import add_parser as add_phoenix_parser
     from rt4chart.cli.runs import add_parser as add_runs_parser
@@ -150,11 +164,11 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--batch-dir", help="--via batch-file: the folder of round files (default: OUTPUT.batch-files)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     _judge_args(p)
-    p.set_defaults(func=cmd_insights, judge="openai")
+    p.set_defaults(func=command("cmd_insights"), judge="openai")
 
     p = sub.add_parser("cache", help="show or clear the memo cache of judge replies ($RT4CHART_CACHE_DIR)")
     p.add_argument("action", choices=("info", "clear"), nargs="?", default="info")
-    p.set_defaults(func=cmd_cache)
+    p.set_defaults(func=command("cmd_cache"))
 
     p = sub.add_parser("bench", help="run a judge on benchmark files and score it like score.py")
     p.add_argument("files", nargs="+")
@@ -172,5 +186,5 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
                    help="with --judge openai: call nothing, report the calls and prompt tokens the plan would make")
     p.add_argument("--workers", type=int, default=1, help="concurrent audits (useful for the openai judge)")
     _judge_args(p)
-    p.set_defaults(func=cmd_bench)
+    p.set_defaults(func=command("cmd_bench"))
     return parser

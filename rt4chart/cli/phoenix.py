@@ -5,8 +5,6 @@ from __future__ import annotations
 import os
 import sys
 
-from rt4chart.data.records import iter_rows
-
 
 def _endpoint(args) -> str:
     return args.endpoint or os.environ.get("PHOENIX_COLLECTOR_ENDPOINT") or "http://127.0.0.1:6006"
@@ -27,6 +25,7 @@ def cmd_pull(args) -> int:
 
 def cmd_annotate(args) -> int:
     from rt4chart.data.phoenix import annotate
+    from rt4chart.data.records import iter_rows
 
     lines = list(iter_rows(args.predictions))
     written, missing = annotate(_endpoint(args), args.project, lines, name=args.name,

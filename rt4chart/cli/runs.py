@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 from rt4chart.evaluation.metrics import fmt
-from rt4chart.runs import agreement_of, comparison
 
 
 def _store():
@@ -44,6 +43,8 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
+    from rt4chart.runs import agreement_of
+
     store = _store()
     run = store.get_run(args.run)
     info = run.as_dict()
@@ -65,6 +66,8 @@ def cmd_show(args) -> int:
 
 
 def cmd_compare(args) -> int:
+    from rt4chart.runs import comparison
+
     a, b, c = comparison(_store(), args.a, args.b, args.group)
     result = c.as_dict()
     result["a"].update(id=a.id, name=a.name)

@@ -5,6 +5,8 @@ from typing import Optional
 
 from pydantic import BaseModel, Field, ValidationError, model_validator
 
+from rt4chart.core import defaults
+
 
 def settings_problem(exc: ValidationError) -> str:
     """A validation error of the settings in words a user reads: which setting, what is wrong with it."""
@@ -25,13 +27,13 @@ class AuditConfig(BaseModel):
     12: 77% and 5.0 calls, but each local check reads twice as much text).
     """
 
-    window_size: int = Field(default=8, ge=1, le=200)
-    window_stride: int = Field(default=4, ge=1, le=200)
-    windows_per_claim: int = Field(default=3, ge=1, le=1000,
+    window_size: int = Field(default=defaults.WINDOW_SIZE, ge=1, le=200)
+    window_stride: int = Field(default=defaults.WINDOW_STRIDE, ge=1, le=200)
+    windows_per_claim: int = Field(default=defaults.WINDOWS_PER_CLAIM, ge=1, le=1000,
                                    description="a claim is checked in its best-matching windows only")
     reflect: bool = False
-    max_rounds: int = Field(default=3, ge=1, le=10)
-    threshold: Optional[float] = Field(default=None, ge=0.0, le=1.0,
+    max_rounds: int = Field(default=defaults.MAX_ROUNDS, ge=1, le=10)
+    threshold: Optional[float] = Field(default=defaults.THRESHOLD, ge=0.0, le=1.0,
                                        description="an answer is hallucinated when its score reaches this; None: "
                                                    "the judge's own boundary (exactly its verdicts)")
 

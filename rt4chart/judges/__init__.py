@@ -1,4 +1,18 @@
 """Judges decompose answers and verify claims; all share the interface in `base`."""
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
 
 __all__ = ["AuditInput", "Judge", "Judgement", "Usage"]
+
+
+def __getattr__(name: str) -> Any:
+    """The judges' interface, imported on first use (`rt4chart.judges.names` stays light)."""
+    if name in __all__:
+        from rt4chart.judges import base
+
+        return getattr(base, name)
+    raise AttributeError(f"module 'rt4chart.judges' has no attribute {name!r}")

@@ -5,8 +5,9 @@ from typing import Any
 
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.judges.base import Judge
+from rt4chart.judges.names import JUDGES
 
-JUDGES = ("offline", "model", "hybrid", "openai")
+__all__ = ["JUDGES", "make_judge"]
 
 
 def make_judge(name: str = "offline", **options) -> Judge:

@@ -25,8 +25,8 @@ from typing import Any, Callable, Optional
 from rt4chart.core.errors import JudgeConfigError, JudgeFatalError, LLMCallError
 from rt4chart.judges.cache import MemoCache, cache_key
 from rt4chart.judges.llm.client import ChatClient, Completion, is_overflow, redact, server_message
+from rt4chart.judges.names import RESPONSE_MODES
 
-RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")
 _MODE_REJECTED = re.compile(r"response_format|json_schema|json_object|literal_error|structured output|"
                             r"guided_json|grammar", re.IGNORECASE)
 _RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504}
