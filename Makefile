@@ -9,10 +9,10 @@ app:
 test:
 	./scripts/test.sh
 
-# Everyday lane: lint, types and the pure/unit tests (no browser, PostgreSQL, Dask, killed processes or
-# large inputs), under ~2 minutes; `make test` (and CI) still runs everything.
+# Everyday lane: the dev setup only (no browser, PostgreSQL or side environments to install), lint, types and
+# the tests that need no browser, service, killed process or long run; `make test` (and CI) runs everything.
 test-fast:
-	./scripts/test.sh -m "not slow and not browser"
+	./scripts/test.sh --fast
 
 bench:
 	./scripts/setup.sh

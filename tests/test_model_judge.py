@@ -44,6 +44,7 @@ def test_the_label_map_is_read_from_the_checkpoint_in_any_order():
         label_map({"id2label": {"0": "a", "1": "b", "2": "c"}})
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_an_nli_checkpoint_that_reads_entailment_entails_with_an_evidence_sentence(models):
     report = audit(CONTEXT, ANSWER, judge=make_judge("model", model=str(models["entailing"])))
     assert report.status == "faithful"
@@ -75,6 +76,7 @@ def test_a_token_classifier_marks_spans_inside_the_claim(models):
     assert worst > 0.9 and spans == [(0, len(claim))]
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_the_onnx_graph_gives_the_probabilities_of_the_torch_checkpoint(models, tmp_path):
     torch_probs = Checkpoint(str(models["contradicting"])).pair_probs(["paris is the capital"], ["rome is old"])
     export_onnx(models["contradicting"])

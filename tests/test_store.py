@@ -164,6 +164,7 @@ def test_a_resumed_batch_continues_its_stored_run_and_the_store_misses_no_row(st
     assert len(store.list_runs()) == 1
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'cli.sqlite3'}")
     for name, extra in (("v1", []), ("v2", ["--window-size", "2", "--window-stride", "1"])):
@@ -345,6 +346,7 @@ def test_a_full_store_mid_run_is_one_message_the_predictions_are_kept_and_the_jo
     assert (run.status, run.rows) == ("complete", 400)
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_a_store_or_journal_that_is_no_database_is_one_line_and_exit_2(tmp_path):
     import subprocess
     import sys
@@ -366,6 +368,7 @@ def test_a_store_or_journal_that_is_no_database_is_one_line_and_exit_2(tmp_path)
     assert listed.returncode == 2 and "not a readable run store" in listed.stderr
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_three_batches_on_a_fresh_store_at_once_each_get_their_own_run(request, tmp_path):
     """First use of a store by concurrent processes: one migrates, the others wait; one run name taken by
     all three becomes name, name (2), name (3)."""
