@@ -3,7 +3,8 @@
 Clauses are cut at semicolons and at a comma followed by a coordinating or relative word.
 The cut never crosses a negation or number: each claim is a verbatim piece of the answer, so its
 qualifiers (not, only, 3.5 million, in 2019) stay inside it. Sentences that assert nothing about
-the subject (questions, greetings, remarks about the passages themselves) are not claims.
+the subject (questions, greetings, remarks about the passages themselves, headings and list labels) are not
+claims; a remark on the sources before a fact ("Based on the given passages, …") is cut off and the fact verified.
 """
 from __future__ import annotations
 
@@ -30,10 +31,43 @@ _META = re.compile(
 )
 
 
-def is_meta(text: str) -> bool:
-    """True for text that is not a claim about the subject: questions, pleasantries, remarks on the sources."""
+# "Based on the given passages, …", "According to the context, …", "The passages state that …": the fact after
+# it is the claim. A prefix naming a passage by number ("According to passage 2, …") stays: the citation is
+# checked (rt4chart.judges.offline.context_checks).
+_META_PREFIX = re.compile(
+    rf"^\W*(?:(?:based on|according to|from|as (?:stated|mentioned|described|noted|shown|given) in|in light of)\s+"
+    rf"(?:the |these |this |all (?:the |of the )?)?(?:given |provided |above |retrieved |available )?{_SOURCE}"
+    rf"(?:\s+(?:provided|given|above))?\s*,\s*"
+    rf"(?:(?:we|I|you|one) can (?:understand|see|infer|conclude|tell|say|determine|learn) that\s+"
+    rf"|it (?:is|can be) (?:clear|seen|inferred|understood|concluded) that\s+)?"
+    rf"|(?:the |these |this )?(?:given |provided |above )?{_SOURCE}\s+(?:\w+ly\s+)?(?:states?|says?|mentions?|"
+    rf"indicates?|suggests?|notes?|explains?|shows?|reports?|confirms?|claims?|reveals?) that\s+)",
+    re.IGNORECASE)
+# A heading or list label: "Essential Amino Acids:", "**Pros:**", "## Side effects", "Differences:"
+_HEADING = re.compile(r"^\W*(?:(?:\d{1,2}|[a-z])[.)]\s+)?(?:#{1,6}\s+[^.!?]*|[^.!?:]{1,80}:\W*)$", re.IGNORECASE)
+_HEADING_WORDS = 8
+
+
+def is_heading(text: str) -> bool:
+    """True for a heading or a list's label: a few words ending in a colon, or a markdown heading."""
     stripped = text.strip()
-    return stripped.endswith("?") or bool(_META.search(stripped))
+    return bool(_HEADING.match(stripped)) and len(_WORD.findall(stripped)) <= _HEADING_WORDS
+
+
+def meta_prefix(text: str) -> int:
+    """How many characters of `text` are a remark on the sources before its fact ("Based on the passages, …"),
+    or 0; what follows must be a claim of its own (at least _MIN_WORDS words)."""
+    match = _META_PREFIX.match(text)
+    if not match or len(_WORD.findall(text[match.end():])) < _MIN_WORDS:
+        return 0
+    return match.end()
+
+
+def is_meta(text: str) -> bool:
+    """True for text that is not a claim about the subject: questions, pleasantries, remarks on the sources,
+    headings and list labels."""
+    stripped = text.strip()
+    return stripped.endswith("?") or bool(_META.search(stripped)) or is_heading(stripped)
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
@@ -79,6 +113,11 @@ def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
             claims.append(Claim(id=len(claims), text=sentence.text, spans=[Span(start=sentence.start, end=sentence.end)],
                                 sentence_index=sentence.index, about_context=True))
             continue
+        skip = meta_prefix(sentence.text)
+        if skip:  # "Based on the passages, X": X is the claim, its span starts at X
+            sentence = sentence.model_copy(update={"start": sentence.start + skip, "text": sentence.text[skip:]})
+            if is_meta(sentence.text):
+                continue
         for start, end in split_clauses(answer, sentence):
             if is_meta(answer[start:end]):
                 continue
