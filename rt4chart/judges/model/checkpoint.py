@@ -18,7 +18,6 @@ caller splits what is too long (`fits`, `count_tokens`).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from dataclasses import dataclass
@@ -28,9 +27,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from rt4chart.core.errors import JudgeConfigError, MissingDependencyError
+from rt4chart.judges.model.folder import ONNX_NAMES, checked_files
 
-ONNX_NAMES = ("model_int8.onnx", "model.onnx", "onnx/model_int8.onnx", "onnx/model_quantized.onnx",
-              "onnx/model.onnx")
+__all__ = ["Checkpoint", "LabelMap", "ONNX_NAMES", "label_map", "locate"]
 KINDS = ("nli", "support", "tokens")
 _ENTAIL = ("entail", "support", "consistent", "faithful", "factual")
 _CONTRA = ("contradict", "refute")
@@ -52,6 +51,9 @@ def hf_cache_dirs() -> list[Path]:
 
 def locate(path_or_id: str) -> Path:
     """The folder of a checkpoint: a local path, else `org/name` in the local Hugging Face cache."""
+    if not path_or_id.strip():
+        raise JudgeConfigError("--model is empty: give a checkpoint folder, or leave --model out for the shipped "
+                               "verifier")
     path = Path(path_or_id).expanduser()
     if path.is_dir():
         return path
@@ -148,9 +150,21 @@ class _OnnxBackend:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
-        self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        try:
+            self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own kinds for a truncated, corrupt or foreign file
+            raise JudgeConfigError(f"{onnx_path}: not a readable ONNX graph ({type(exc).__name__}: "
+                                   f"{str(exc).splitlines()[0][:200] if str(exc) else 'no detail'}); export it "
+                                   "again") from None
         self.inputs = {i.name for i in self.session.get_inputs()}
-        self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        shape = self.session.get_outputs()[0].shape
+        self.width = shape[-1] if shape and isinstance(shape[-1], int) else None
+        try:
+            self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        except Exception as exc:  # tokenizers raises a bare Exception for a file that is not its JSON
+            raise JudgeConfigError(f"{folder / 'tokenizer.json'}: not a tokenizer file the tokenizers library "
+                                   f"reads ({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})"
+                                   ) from None
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or self.tokenizer.token_to_id("<pad>") or 0
@@ -189,8 +203,12 @@ class _TorchBackend:
         self.torch = torch
         auto = (transformers.AutoModelForTokenClassification if kind == "tokens"
                 else transformers.AutoModelForSequenceClassification)
-        self.model = auto.from_pretrained(str(folder), trust_remote_code=False).eval()
-        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+        try:
+            self.model = auto.from_pretrained(str(folder), trust_remote_code=False).eval()
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+        except Exception as exc:  # torch and transformers raise many kinds for weights they cannot read
+            detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+            raise JudgeConfigError(f"{folder}: transformers cannot load this checkpoint ({detail})") from None
 
     def count(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
@@ -211,19 +229,22 @@ class Checkpoint:
     def __init__(self, path_or_id: str, threads: int = 0, batch_size: int = 32):
         self.folder = locate(path_or_id)
         self.name = path_or_id
-        config_path = self.folder / "config.json"
-        if not config_path.exists():
-            raise JudgeConfigError(f"{self.folder}: no config.json; a checkpoint folder has one (its labels)")
-        self.config = json.loads(config_path.read_text(encoding="utf-8"))
+        files = checked_files(self.folder)
+        self.config = files.config
         self.labels = label_map(self.config)
         self.kind = self.labels.kind
         self.max_length = int(self.config.get("rt4chart_max_length") or min(
             int(self.config.get("max_position_embeddings") or 512), 512))
         threads = threads or max(1, min(4, os.cpu_count() or 1))
-        onnx = next((self.folder / n for n in ONNX_NAMES if (self.folder / n).exists()), None)
-        has_tokenizer = (self.folder / "tokenizer.json").exists()
-        self.backend: Any = (_OnnxBackend(onnx, self.folder, threads) if onnx is not None and has_tokenizer
+        onnx = files.graph
+        self.backend: Any = (_OnnxBackend(onnx, self.folder, threads) if onnx is not None
                              else _TorchBackend(self.folder, self.kind, threads))
+        width = getattr(self.backend, "width", None)
+        if width is not None and width != len(self.labels.labels):
+            raise JudgeConfigError(
+                f"{self.folder}: the graph gives {width} outputs but config.json names {len(self.labels.labels)} "
+                f"labels ({', '.join(self.labels.labels)}); its id2label must name every output, or the outputs "
+                "would be read as other labels")
         self.runtime = "onnxruntime" if isinstance(self.backend, _OnnxBackend) else "transformers"
         # An int8 graph quantizes its activations per run, over the whole batch, padding included: a pair read
         # beside others got other probabilities (up to 0.11 apart on the shipped verifier). So an ONNX graph
