@@ -14,8 +14,8 @@ an answer is refused with its trace id: nothing is audited against an empty cont
 from __future__ import annotations
 
 import base64
-import json
 import math
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Optional
@@ -59,17 +59,68 @@ def _hex_id(value: Any, size: int) -> str:
     return raw.hex() if len(raw) == size else text
 
 
-def _otlp_value(value: dict) -> Any:
+_INT64 = re.compile(r"-?\d{1,19}")
+MAX_VALUE_DEPTH = 32  # arrays and key-value lists inside one attribute
+
+
+def _int64(value: Any, where: str) -> int:
+    """An OTLP intValue: a 64-bit integer, written as a string in OTLP JSON (or as a JSON integer)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _INT64.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        raise InputError(f"{where}: intValue {str(value)[:40]!r} is not a 64-bit integer")
+    if not -(1 << 63) <= number < (1 << 63):
+        raise InputError(f"{where}: intValue {str(value)[:40]!r} is outside the 64-bit range")
+    return number
+
+
+def _items(container: Any, where: str, field: str) -> list:
+    """The `values` of an arrayValue or kvlistValue (an object holding the list, or the bare list)."""
+    items = container.get("values", []) if isinstance(container, dict) else container
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise InputError(f"{where}: {field} must hold a list of values, not {type(items).__name__}")
+    return items
+
+
+def _otlp_value(value: Any, where: str, depth: int = 0) -> Any:
+    """An OTLP AnyValue (`{"stringValue": …}`, `{"intValue": "12"}`, arrays, key-value lists) as a Python value."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise InputError(f"{where}: a value must be an OTLP AnyValue object such as {{\"stringValue\": …}}, not "
+                         f"{type(value).__name__}")
+    if depth > MAX_VALUE_DEPTH:
+        raise InputError(f"{where}: the value nests more than {MAX_VALUE_DEPTH} arrays or lists deep")
     for key in ("stringValue", "boolValue", "doubleValue"):
         if key in value:
             return value[key]
     if "intValue" in value:
-        return int(value["intValue"])  # a string in OTLP JSON (64-bit)
+        return _int64(value["intValue"], where)
     if "arrayValue" in value:
-        return [_otlp_value(v) for v in value["arrayValue"].get("values", [])]
+        return [_otlp_value(v, where, depth + 1) for v in _items(value["arrayValue"], where, "arrayValue")]
     if "kvlistValue" in value:
-        return {kv["key"]: _otlp_value(kv.get("value", {})) for kv in value["kvlistValue"].get("values", [])}
+        out = {}
+        for kv in _items(value["kvlistValue"], where, "kvlistValue"):
+            if not isinstance(kv, dict) or "key" not in kv:
+                raise InputError(f"{where}: a kvlistValue item without a key")
+            out[str(kv["key"])] = _otlp_value(kv.get("value"), f"{where}.{kv['key']}", depth + 1)
+        return out
     return None
+
+
+def _list_field(obj: dict, where: str, *names: str) -> list:
+    """The first of `names` that `obj` holds, which must be a list (absent or null: empty)."""
+    for name in names:
+        value = obj.get(name)
+        if value is not None:
+            if not isinstance(value, list):
+                raise InputError(f"{where}: {name} must be a list, not {type(value).__name__}")
+            return value
+    return []
 
 
 def _iso_of_nanos(nanos: Any) -> str:
@@ -84,13 +135,19 @@ def otlp_spans(request: dict, where: str) -> Iterator[Span]:
     resource_spans = request.get("resourceSpans")
     if not isinstance(resource_spans, list):
         raise InputError(f"{where}: not an OTLP trace export (no resourceSpans list)")
-    for resource in resource_spans:
-        for scope in resource.get("scopeSpans") or resource.get("instrumentationLibrarySpans") or []:
-            for s in scope.get("spans") or []:
+    for r, resource in enumerate(resource_spans, 1):
+        at = f"{where}: resourceSpans item {r}"
+        if not isinstance(resource, dict):
+            raise InputError(f"{at} is not an object")
+        for k, scope in enumerate(_list_field(resource, at, "scopeSpans", "instrumentationLibrarySpans"), 1):
+            if not isinstance(scope, dict):
+                raise InputError(f"{at}: scopeSpans item {k} is not an object")
+            for s in _list_field(scope, f"{at}: scopeSpans item {k}", "spans"):
                 if not isinstance(s, dict) or not s.get("traceId") or not s.get("spanId"):
                     raise InputError(f"{where}: a span without traceId/spanId")
-                attributes = {a["key"]: _otlp_value(a.get("value") or {}) for a in s.get("attributes") or []
-                              if isinstance(a, dict) and "key" in a}
+                span_at = f"{where}: span {str(s['spanId'])[:32]}"
+                attributes = {str(a["key"]): _otlp_value(a.get("value"), f"{span_at}: attribute {str(a['key'])[:60]!r}")
+                              for a in _list_field(s, span_at, "attributes") if isinstance(a, dict) and "key" in a}
                 parent = s.get("parentSpanId")
                 yield Span(_hex_id(s["traceId"], 16), _hex_id(s["spanId"], 8), _hex_id(parent, 8) if parent else None,
                            str(s.get("name", "")), _iso_of_nanos(s.get("startTimeUnixNano")), attributes)
@@ -105,7 +162,8 @@ def phoenix_span(row: dict) -> Span:
     `attributes.*` columns), or a span of its REST API (`get_spans()`: `context` and `attributes` objects)."""
     if isinstance(row.get("context"), dict):
         context = row["context"]
-        row = {**{f"attributes.{k}": v for k, v in (row.get("attributes") or {}).items()},
+        attributes_in = row.get("attributes")
+        row = {**{f"attributes.{k}": v for k, v in (attributes_in if isinstance(attributes_in, dict) else {}).items()},
                **{k: v for k, v in row.items() if k not in ("context", "attributes")},
                "context.trace_id": context.get("trace_id"), "context.span_id": context.get("span_id")}
     attributes = {k[len("attributes."):]: v for k, v in row.items() if k.startswith("attributes.") and not _missing(v)}
@@ -157,7 +215,8 @@ def langsmith_span(run: dict) -> Span:
     if kind == "RETRIEVER" and isinstance(outputs, dict):
         attributes[DOCS] = [{"document.content": d.get("page_content"), "document.metadata": d.get("metadata"),
                              "document.id": d.get("id")} for d in outputs.get("documents") or [] if isinstance(d, dict)]
-    elif kind == "LLM" and isinstance(outputs, dict) and outputs.get("generations"):
+    elif kind == "LLM" and isinstance(outputs, dict) and isinstance(outputs.get("generations"), list) \
+            and outputs["generations"]:
         first = outputs["generations"][0]
         first = first[0] if isinstance(first, list) and first else first
         if isinstance(first, dict) and isinstance(first.get("text"), str):
@@ -166,19 +225,31 @@ def langsmith_span(run: dict) -> Span:
         answer = _text_in(outputs, _ANSWER_KEYS)
         if answer:
             attributes["output.value"] = answer
-    if (run.get("extra") or {}).get("metadata", {}).get("ls_model_name"):
-        attributes["llm.model_name"] = run["extra"]["metadata"]["ls_model_name"]
+    model = _field(run, "extra", "metadata", "ls_model_name")
+    if isinstance(model, str) and model:
+        attributes["llm.model_name"] = model
     return Span(str(run.get("trace_id") or run.get("id")), str(run.get("id")),
                 str(run["parent_run_id"]) if run.get("parent_run_id") else None, str(run.get("name") or ""),
                 str(run.get("start_time") or ""), attributes)
 
 
-def _json_field(value: Any) -> Any:
-    if isinstance(value, (str, bytes)):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return {}
+def _field(obj: Any, *path: str) -> Any:
+    """obj[path[0]][path[1]]…, or None where a step is missing or not an object."""
+    for name in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(name)
+    return obj
+
+
+def _json_field(value: Any, where: str = "a TruLens event") -> Any:
+    """A JSON column of a TruLens event, parsed as every JSON input is (its depth guard included); text that is
+    not JSON reads as an empty object."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        parsed = json_document(value, where, strict=False)
+        return parsed if parsed is not None else {}
     return value if value is not None else {}
 
 
@@ -254,11 +325,12 @@ def documents(span: Span) -> list[dict]:
     out = []
     for doc in items:
         metadata = doc.get("metadata")
-        if isinstance(metadata, str):
+        if isinstance(metadata, str):  # JSON text, read with the depth guard; anything else is kept as text
             try:
-                metadata = json.loads(metadata)
-            except ValueError:
-                metadata = {"metadata": metadata}
+                parsed = json_document(metadata, "a document's metadata", strict=False)
+            except InputError:
+                parsed = None
+            metadata = parsed if parsed is not None else {"metadata": metadata}
         passage = {"content": doc.get("content") if isinstance(doc.get("content"), str) else "",
                    "id": doc.get("id"), "score": doc.get("score")}
         if isinstance(metadata, dict):
