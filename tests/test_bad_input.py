@@ -245,3 +245,26 @@ def test_a_json_file_holding_one_object_is_refused_with_the_shapes_that_are_read
         open_table(str(path))
     path.write_text('[\n {"context": "The dam is 40 m high.", "answer": "It is 40 m high."}\n]\n')
     assert open_table(str(path)).count == 1  # an array of records is read
+
+
+def test_a_single_byte_file_is_shown_as_each_likely_code_page_reads_it_never_converted_by_a_guess():
+    from rt4chart.data.tables import decode_bytes
+
+    with pytest.raises(InputError) as caught:
+        decode_bytes("id,context\n1,Café à la carte\n".encode("latin-1"), "menu.csv")
+    message = str(caught.value)
+    assert "cp1252: '1,Café à la carte'" in message and "cp1250: '1,Café ŕ la carte'" in message
+    assert "iconv -f CODEPAGE -t utf-8 menu.csv" in message and "\n" not in message
+
+
+def test_an_input_appended_to_during_a_run_is_said_to_have_changed_not_called_a_bug(tmp_path):
+    from rt4chart.data.tables import open_table
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"context": "c", "answer": "a"}\n')
+    table = open_table(str(path))
+    with path.open("a") as fh:
+        fh.write('{"context": "c2", "answer": "a2"}\n')
+    with pytest.raises(InputError, match="the file changed while it was read") as caught:
+        list(table.rows())
+    assert "please report" not in str(caught.value)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import stat
 import sys
 import warnings
 from dataclasses import dataclass
@@ -47,15 +49,48 @@ def decode_bytes(data: bytes, name: str) -> str:
         raise InputError(f"{name} is not valid UTF-8 (byte {exc.start}).{_encoding_hint(data, name)}") from None
 
 
+SINGLE_BYTE_USUAL = ("cp1252", "cp1250", "latin-1")  # Western and Central European files, most often
+
+
 def _encoding_hint(data: bytes, name: str) -> str:
+    """How to convert the file. A single-byte code page cannot be told from its bytes alone (0xE0 is 'à' in
+    cp1252 and 'ŕ' in cp1250), so the text around the first non-UTF-8 byte is shown as each likely code page
+    reads it, and the user picks the one that reads right; a multi-byte encoding (UTF-16, Shift JIS) is named."""
     try:
         from charset_normalizer import from_bytes
 
-        best = from_bytes(data[:200_000]).best()
+        matches = list(from_bytes(data[:200_000]))
     except ImportError:  # pragma: no cover - charset_normalizer is a dependency
         return ""
-    guess = best.encoding if best else None
-    return f" It looks like {guess}; convert it with: iconv -f {guess} -t utf-8 {name}" if guess else ""
+    guesses = list(dict.fromkeys(m.encoding for m in matches))
+    if not guesses:
+        return ""
+    if not _single_byte(guesses[0]):
+        return f" It looks like {guesses[0]}; convert it with: iconv -f {guesses[0]} -t utf-8 {name}"
+    try:
+        data.decode("utf-8")
+        at = 0
+    except UnicodeDecodeError as exc:
+        at = exc.start
+    start = max(0, data.rfind(b"\n", 0, at) + 1, at - 40)
+    end = data.find(b"\n", at)
+    piece = data[start:min(end if end >= 0 else len(data), at + 40)]
+    candidates = list(dict.fromkeys([g for g in guesses[:2] if _single_byte(g)] + list(SINGLE_BYTE_USUAL)))[:3]
+    readings = "; ".join(f"{c}: {piece.decode(c, errors='replace')!r}" for c in candidates)
+    return (f" It is in a single-byte code page, which its bytes do not tell apart; the text there reads, in {readings}."
+            f" Convert it with the one that reads right: iconv -f CODEPAGE -t utf-8 {name} (CODEPAGE: "
+            f"{', '.join(candidates)} or the one it was written in)")
+
+
+def _single_byte(encoding: str) -> bool:
+    import codecs
+
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    return name.startswith(("cp12", "iso8859", "latin", "cp8", "cp4", "cp7", "mac", "koi8", "windows")) or name in (
+        "iso8859-1", "latin-1")
 
 
 def check_head(head: bytes, name: str) -> None:
@@ -99,6 +134,11 @@ class Table:
     count: int
     _rows: Callable[[], Iterator[dict]]
     format: Optional[str] = None  # a format recognised by its files (RAGTruth's folder, OTLP traces), said to the user
+    stamp: Optional[tuple[int, int]] = None  # the file's (size, mtime_ns) when it was validated
+
+    def __post_init__(self) -> None:
+        if self.stamp is None:
+            self.stamp = _stamp(self.source)
 
     def rows(self) -> Iterator[dict]:
         """Every record, in file order; raises if the stream disagrees with the validated count."""
@@ -107,8 +147,21 @@ class Table:
             n += 1
             yield row
         if n != self.count:
+            if self.stamp is not None and _stamp(self.source) != self.stamp:
+                raise InputError(f"{self.source}: the file changed while it was read (validation counted {self.count} "
+                                 f"records, the run read {n}); let whatever writes it finish, or audit a copy, and run "
+                                 "again")
             raise InputError(f"{self.source}: read {n} records where validation counted {self.count}; "
                              "nothing was written (please report this file)")
+
+
+def _stamp(source: str) -> Optional[tuple[int, int]]:
+    """(size, mtime_ns) of a file on disk; None for a name that is no file (an upload, a folder's records)."""
+    try:
+        info = os.stat(source)
+    except (OSError, ValueError):
+        return None
+    return (info.st_size, info.st_mtime_ns) if stat.S_ISREG(info.st_mode) else None
 
 
 def _text(raw: BinaryIO) -> io.TextIOWrapper:
