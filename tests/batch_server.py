@@ -5,7 +5,8 @@ and request_counts. Each request line is answered as EndpointServer's "ok" behav
 replies as the synchronous path's test server).
 
 Faults a test sets: `error_first` (custom ids whose first n answers are an error line, HTTP 500),
-`always_error` (custom ids that always fail), `expire_after` (a batch ends `expired` after answering only
+`always_error` (custom ids that always fail), `error_status` (the HTTP status of a custom id's error line, 500
+by default), `garble` (custom ids whose first answer is written as a line that is not JSON), `expire_after` (a batch ends `expired` after answering only
 this many of its lines), `create_429` (how many batch creations are refused with 429 first). A batch cancelled
 (`POST /v1/batches/{id}/cancel`) before it completes goes `cancelling`, then `cancelled` with the first half
 of its lines answered.
@@ -39,7 +40,8 @@ def chat_reply(body: dict) -> dict:
 
 class BatchServer(LoopbackServer):
     def __init__(self, error_first: Optional[dict[str, int]] = None, always_error: frozenset = frozenset(),
-                 expire_after: Optional[int] = None, create_429: int = 0):
+                 expire_after: Optional[int] = None, create_429: int = 0,
+                 error_status: Optional[dict[str, int]] = None, garble: frozenset = frozenset()):
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.lines_received: Counter = Counter()   # custom_id -> how many times it was sent in a batch
@@ -47,6 +49,8 @@ class BatchServer(LoopbackServer):
         self.stats: Counter = Counter()
         self.error_first = dict(error_first or {})
         self.always_error = always_error
+        self.error_status = dict(error_status or {})
+        self.garble = set(garble)
         self.expire_after = expire_after
         self.create_429 = create_429
         self.lock = threading.Lock()
@@ -152,10 +156,15 @@ class BatchServer(LoopbackServer):
             self.answered[cid] += 1
             if cid in self.always_error or self.error_first.get(cid, 0) > 0:
                 self.error_first[cid] = self.error_first.get(cid, 0) - 1
+                status = self.error_status.get(cid, 500)
+                message = ("The server had an error processing your request" if status == 500 else
+                           f"Invalid request (HTTP {status}): the request body was refused")
                 errors.append({"id": f"req-{cid}", "custom_id": cid, "response": {
-                    "status_code": 500, "request_id": "r", "body": {"error": {"message": "The server had an error "
-                                                                              "processing your request"}}},
+                    "status_code": status, "request_id": "r", "body": {"error": {"message": message}}},
                     "error": None})
+            elif cid in self.garble:
+                self.garble.discard(cid)
+                out.append("{not json: the provider's line was cut")
             else:
                 out.append({"id": f"req-{cid}", "custom_id": cid, "response": {"status_code": 200, "request_id": "r",
                                                                                 "body": chat_reply(line["body"])},
@@ -163,6 +172,7 @@ class BatchServer(LoopbackServer):
         for key, rows in (("output_file_id", out), ("error_file_id", errors)):
             if rows:
                 file_id = f"file-{len(self.files) + 1}"
-                self.files[file_id] = "".join(json.dumps(r) + "\n" for r in rows).encode()
+                self.files[file_id] = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n"
+                                              for r in rows).encode()
                 batch[key] = file_id
         batch["request_counts"] = {"total": len(batch["_lines"]), "completed": len(out), "failed": len(errors)}

@@ -350,3 +350,37 @@ def test_a_price_table_prices_the_dry_run_for_the_judges_model_and_a_bad_one_is_
     assert main(dry) == 2 and "'m' needs input and output" in capsys.readouterr().err
     table.write_text('[m\n')
     assert main(dry) == 2 and "is not valid TOML" in capsys.readouterr().err
+
+
+def _first_round_ids(tmp_path, source) -> list[str]:
+    with BatchServer() as probe:
+        spec = RunSpec(judge=openai_judge(probe.url), store=Store(f"sqlite:///{tmp_path / 'probe.sqlite3'}"))
+        run_in_rounds(str(source), str(tmp_path / "probe.jsonl"), spec, "batch-api", poll_every_s=0, sleep=no_wait)
+        return sorted(x["custom_id"] for x in probe.batches["batch_1"]["_lines"])
+
+
+def test_requests_answered_400_cost_only_themselves_and_the_run_goes_on(tmp_path):
+    """Before, a 400 line read as "the endpoint refuses rt4chart's requests" and stopped the run for good."""
+    source = logs(tmp_path / "in.jsonl", 6)
+    refused = _first_round_ids(tmp_path, source)  # every decomposition: each row falls back to the rule splitter
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer(always_error=frozenset(refused), error_status={cid: 400 for cid in refused}) as server:
+        summary, _report = rounds(source, tmp_path / "out.jsonl", server.url, store)
+        lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+        assert summary.rows == 6 and len(lines) == 6
+        assert all(x["status"] in ("faithful", "hallucinated") for x in lines)  # verified from the later rounds
+        assert all(server.lines_received[cid] == 1 for cid in refused)  # a refused request is not asked again
+        batches = len(server.batches)
+        again, _ = rounds(source, tmp_path / "out.jsonl", server.url, store)  # the same command: a no-op
+        assert again.rows == 6 and len(server.batches) == batches
+
+
+def test_a_line_that_is_not_json_costs_only_its_request_which_is_asked_again(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 6)
+    cut = _first_round_ids(tmp_path, source)[0]
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer(garble=frozenset({cut})) as server:
+        summary, _report = rounds(source, tmp_path / "out.jsonl", server.url, store)
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert summary.rows == 6 and all(x["status"] != "unverified" for x in lines)
+    assert server.lines_received[cut] == 2  # its line was unreadable: asked once more, in a later round

@@ -25,6 +25,8 @@ class ProviderLineError(Exception):
     """A request the provider answered with an error (its error file, a non-200 line, an expired batch): read
     by the client like the SDK's status errors (`status_code`, `body`), so it is retried or fails the same way."""
 
+    per_request = True  # the provider took the batch: an error here is this request's, never the run's setup
+
     def __init__(self, status_code: int, message: str):
         super().__init__(message)
         self.status_code = status_code

@@ -36,23 +36,33 @@ def split(requests: dict[str, dict], max_requests: int, max_bytes: int) -> list[
 
 
 def read_results(lines: Iterable[str], source: str) -> Iterator[tuple[str, Outcome]]:
-    """(custom_id, outcome) of every line of an output or error file; a malformed line is refused with its
-    number (the file is the provider's, so nothing is guessed)."""
-    for n, line in enumerate(lines, 1):
+    """(custom_id, outcome) of every line of an output or error file. A line that is not a result (not JSON, no
+    custom_id, a body of the wrong shape) answers no request: it is skipped, so its request has no answer and is
+    asked again in the next round; every good line is kept (a reply that was paid for is never dropped)."""
+    for line in lines:
         if not line.strip():
             continue
         try:
             item = json.loads(line)
-            custom_id = item["custom_id"]
-        except (ValueError, KeyError, TypeError):
-            raise InputError(f"{source}: line {n}: not a batch result line (JSON with a custom_id)") from None
-        response = item.get("response") or {}
-        error = item.get("error")
+        except (ValueError, RecursionError):
+            continue
+        if not isinstance(item, dict) or not isinstance(item.get("custom_id"), str):
+            continue
+        yield item["custom_id"], outcome_of(item)
+
+
+def outcome_of(item: dict) -> Outcome:
+    """One result line's outcome: the reply body (status 200), or the error in the provider's words."""
+    response = item.get("response") if isinstance(item.get("response"), dict) else {}
+    error = item.get("error")
+    try:
         status = int(response.get("status_code") or 0)
-        body = response.get("body")
-        if error or status != 200 or not isinstance(body, dict):
-            message = (error.get("message") if isinstance(error, dict) else None) or (
-                (body or {}).get("error", {}).get("message") if isinstance(body, dict) else None) or str(error or body)
-            yield custom_id, Outcome(status_code=status or 500, message=str(message)[:500])
-        else:
-            yield custom_id, Outcome(status_code=200, body=body)
+    except (TypeError, ValueError):
+        status = 0
+    body = response.get("body")
+    if not error and status == 200 and isinstance(body, dict):
+        return Outcome(status_code=200, body=body)
+    message = (error.get("message") if isinstance(error, dict) else None) or (
+        body.get("error", {}).get("message") if isinstance(body, dict) and isinstance(body.get("error"), dict)
+        else None) or str(error or body)
+    return Outcome(status_code=status if 100 <= status <= 599 and status != 200 else 500, message=str(message)[:500])

@@ -226,6 +226,8 @@ class OpenAIChatClient(ChatClient):
         if status in (400, 422) and "max_completion_tokens" in message and self._max_tokens_param == "max_tokens":
             self._max_tokens_param = "max_completion_tokens"
             return "switched"
+        if getattr(exc, "per_request", False):  # one request's answer inside a provider batch the provider took
+            return "retry" if status in _RETRYABLE_STATUS else "fail"
         if status in (401, 403, 404) or (status in (400, 422) and not self._succeeded and not is_overflow(message)):
             with self._lock:
                 if self._fatal is None:
