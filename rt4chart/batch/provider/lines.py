@@ -53,7 +53,8 @@ def read_results(lines: Iterable[str], source: str) -> Iterator[tuple[str, Outco
 
 def outcome_of(item: dict) -> Outcome:
     """One result line's outcome: the reply body (status 200), or the error in the provider's words."""
-    response = item.get("response") if isinstance(item.get("response"), dict) else {}
+    given = item.get("response")
+    response: dict = given if isinstance(given, dict) else {}
     error = item.get("error")
     try:
         status = int(response.get("status_code") or 0)
