@@ -7,7 +7,10 @@ replies as the synchronous path's test server).
 Faults a test sets: `error_first` (custom ids whose first n answers are an error line, HTTP 500),
 `always_error` (custom ids that always fail), `error_status` (the HTTP status of a custom id's error line, 500
 by default), `garble` (custom ids whose first answer is written as a line that is not JSON), `expire_after` (a batch ends `expired` after answering only
-this many of its lines), `create_429` (how many batch creations are refused with 429 first). A batch cancelled
+this many of its lines), `create_429` (how many batch creations are refused with 429 first), `upload_status` and
+`create_status` (the statuses of the next uploads and creations, e.g. [500, 413]: each refused so; an empty list
+answers normally), `lost_files` (how many output files answer 404 to their first download). Files can be
+deleted (`DELETE /v1/files/{id}`, counted in `stats["deleted"]`). A batch cancelled
 (`POST /v1/batches/{id}/cancel`) before it completes goes `cancelling`, then `cancelled` with the first half
 of its lines answered.
 It also answers synchronous chat completions (the insights' warm-up) with the same replies.
@@ -41,7 +44,9 @@ def chat_reply(body: dict) -> dict:
 class BatchServer(LoopbackServer):
     def __init__(self, error_first: Optional[dict[str, int]] = None, always_error: frozenset = frozenset(),
                  expire_after: Optional[int] = None, create_429: int = 0,
-                 error_status: Optional[dict[str, int]] = None, garble: frozenset = frozenset()):
+                 error_status: Optional[dict[str, int]] = None, garble: frozenset = frozenset(),
+                 upload_status: Optional[list[int]] = None, create_status: Optional[list[int]] = None,
+                 lost_files: int = 0):
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.lines_received: Counter = Counter()   # custom_id -> how many times it was sent in a batch
@@ -53,6 +58,9 @@ class BatchServer(LoopbackServer):
         self.garble = set(garble)
         self.expire_after = expire_after
         self.create_429 = create_429
+        self.upload_status = list(upload_status or [])
+        self.create_status = list(create_status or [])
+        self.lost_files = lost_files
         self.lock = threading.Lock()
         self._serve()
 
@@ -86,24 +94,50 @@ class BatchServer(LoopbackServer):
         with self.lock:
             if path.startswith("/v1/files/") and path.endswith("/content"):
                 file_id = path.split("/")[3]
+                if self.lost_files > 0 or file_id not in self.files:
+                    self.lost_files = max(0, self.lost_files - 1)
+                    self.stats["lost"] += 1
+                    return self._send(handler, 404, {"error": {"message": f"No such File object: {file_id}"}})
                 return self._send(handler, 200, None, raw=self.files[file_id])
             if path.startswith("/v1/batches/"):
                 return self._send(handler, 200, self._advance(path.split("/")[3]))
         self._send(handler, 404, {"error": {"message": f"no route {path}"}})
 
+    def _delete(self, handler) -> None:
+        file_id = handler.path.split("/")[3] if handler.path.startswith("/v1/files/") else ""
+        with self.lock:
+            if file_id in self.files:
+                del self.files[file_id]
+                self.stats["deleted"] += 1
+                return self._send(handler, 200, {"id": file_id, "object": "file", "deleted": True})
+        self._send(handler, 404, {"error": {"message": f"No such File object: {file_id}"}})
+
+    def _refused(self, handler, statuses: list[int], what: str) -> bool:
+        if not statuses:
+            return False
+        status = statuses.pop(0)
+        self.stats[f"{what}_{status}"] += 1
+        self._send(handler, status, {"error": {"message": f"{what} refused (HTTP {status})", "type": "server_error"}})
+        return True
+
     def _upload(self, handler, data: bytes) -> None:
+        if self._refused(handler, self.upload_status, "upload"):
+            return
         head = f"Content-Type: {handler.headers['Content-Type']}\r\n\r\n".encode()
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + data)
         parts = {p.get_param("name", header="content-disposition"): p for p in message.iter_parts()}
         purpose = parts["purpose"].get_content().strip()
         content = parts["file"].get_payload(decode=True)
-        file_id = f"file-{len(self.files) + 1}"
+        self.stats["uploads"] += 1
+        file_id = f"file-{self.stats['uploads'] + 1000}"
         self.files[file_id] = content
         self.stats["files"] += 1
         self._send(handler, 200, {"id": file_id, "object": "file", "bytes": len(content), "created_at": 0,
                                   "filename": parts["file"].get_filename(), "purpose": purpose, "status": "processed"})
 
     def _create(self, handler, body: dict) -> None:
+        if self._refused(handler, self.create_status, "create"):
+            return
         if self.create_429 > 0:
             self.create_429 -= 1
             self.stats["429"] += 1
@@ -171,7 +205,8 @@ class BatchServer(LoopbackServer):
                             "error": None})
         for key, rows in (("output_file_id", out), ("error_file_id", errors)):
             if rows:
-                file_id = f"file-{len(self.files) + 1}"
+                self.stats["outputs"] += 1
+                file_id = f"file-out-{self.stats['outputs']}"
                 self.files[file_id] = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n"
                                               for r in rows).encode()
                 batch[key] = file_id

@@ -50,6 +50,9 @@ class LoopbackServer:
             def do_GET(self):  # noqa: N802 - http.server API
                 server._get(self)
 
+            def do_DELETE(self):  # noqa: N802 - http.server API
+                server._delete(self)
+
             def log_message(self, *args):
                 pass
 
@@ -62,6 +65,11 @@ class LoopbackServer:
 
     def _get(self, handler) -> None:
         raise NotImplementedError
+
+    def _delete(self, handler) -> None:
+        handler.send_response(405)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
 
     def __enter__(self):
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()

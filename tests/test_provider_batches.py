@@ -384,3 +384,36 @@ def test_a_line_that_is_not_json_costs_only_its_request_which_is_asked_again(tmp
     lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert summary.rows == 6 and all(x["status"] != "unverified" for x in lines)
     assert server.lines_received[cut] == 2  # its line was unreadable: asked once more, in a later round
+
+
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
+def test_an_upload_failing_with_500_is_retried_and_the_run_completes(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 4)
+    with BatchServer(upload_status=[500, 500]) as server:
+        summary, _ = rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
+    assert summary.rows == 4 and server.stats["upload_500"] == 2
+
+
+@pytest.mark.parametrize("fault, said", [({"upload_status": [413]}, "too large"),
+                                         pytest.param({"create_status": [500] * 15}, "failed 5 times",  # 5 x 3:
+                                                      marks=pytest.mark.slow),  # the SDK retries each twice
+                                         ({"create_status": [400]}, "refused the batch")])
+def test_a_batch_the_provider_will_not_take_is_one_line_and_leaves_no_file_behind(tmp_path, fault, said):
+    from rt4chart.core.errors import JudgeConfigError
+
+    source = logs(tmp_path / "in.jsonl", 4)
+    with BatchServer(**fault) as server:
+        with pytest.raises(JudgeConfigError, match=said) as caught:
+            rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
+        assert "\n" not in str(caught.value)
+        assert not [f for f in server.files if not f.startswith("file-out")]  # every uploaded input file deleted
+        assert server.stats["batches"] == 0
+
+
+def test_an_output_file_that_answers_404_costs_only_a_later_round(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 4)
+    with BatchServer(lost_files=1) as server:
+        summary, report = rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert summary.rows == 4 and all(x["status"] != "unverified" for x in lines)
+    assert server.stats["lost"] == 1

@@ -26,6 +26,13 @@ class Progress:
         return self.status in TERMINAL
 
 
+def _said(exc: Exception) -> str:
+    """An SDK error in a few words: its status and the provider's message."""
+    status = getattr(exc, "status_code", None)
+    message = str(getattr(exc, "message", None) or exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return f"HTTP {status}: {message}" if status else f"{type(exc).__name__}: {message}"
+
+
 class WaitingForRunner(Exception):
     """Batch files were written and their results are not there yet: the user runs the runner, then the
     same command again."""
@@ -44,24 +51,43 @@ class OpenAIBatchAPI:
         self.create_attempts, self.retry_wait_s = create_attempts, retry_wait_s
 
     def submit(self, requests: dict[str, dict], label: str) -> str:
+        """Upload the round's file and create its batch. A rate limit, a server error or a lost connection is
+        retried (with a growing wait) up to `create_attempts` times; a refusal, or the last failure, is one
+        `JudgeConfigError` in the provider's words. A file uploaded for a batch that was not created is deleted."""
         import openai
 
         data = b"".join(request_lines(requests))
         for attempt in range(self.create_attempts):
+            uploaded = None
             try:
                 uploaded = self.client.files.create(file=(f"{label}.jsonl", data), purpose="batch")
                 batch = self.client.batches.create(input_file_id=uploaded.id, endpoint=ENDPOINT,
                                                    completion_window="24h", metadata={"rt4chart": label})
                 return batch.id
-            except openai.RateLimitError:
+            except (openai.RateLimitError, openai.InternalServerError, openai.APIConnectionError) as exc:
+                self._delete(uploaded)
                 if attempt + 1 == self.create_attempts:
-                    raise
+                    raise JudgeConfigError(f"the batch endpoint failed {self.create_attempts} times to take the "
+                                           f"round's batch ({_said(exc)}); nothing was submitted for it: run the same "
+                                           "command again later") from None
                 self.sleep(self.retry_wait_s * (attempt + 1))
-            except (openai.AuthenticationError, openai.PermissionDeniedError, openai.NotFoundError) as exc:
-                raise JudgeConfigError(f"the batch endpoint refused the batch ({type(exc).__name__}: "
-                                       f"{getattr(exc, 'message', exc)}): check the key, the base URL and that it "
-                                       "offers /v1/batches") from None
+            except openai.APIStatusError as exc:
+                self._delete(uploaded)
+                hint = ("check the key, the base URL and that it offers /v1/batches"
+                        if exc.status_code in (401, 403, 404) else
+                        "the round's file is too large for it: lower the window size" if exc.status_code == 413 else
+                        "nothing was submitted for this round")
+                raise JudgeConfigError(f"the batch endpoint refused the batch ({_said(exc)}): {hint}") from None
         raise AssertionError("unreachable")
+
+    def _delete(self, uploaded: Any) -> None:
+        """Remove an uploaded input file whose batch was not created (best effort: it is the provider's)."""
+        if uploaded is None:
+            return
+        try:
+            self.client.files.delete(uploaded.id)
+        except Exception:  # noqa: BLE001 - a file left behind costs storage, never a result; the run goes on
+            pass
 
     def cancel(self, handle: str) -> bool:
         """Ask the provider to cancel the batch; True: it ends it (cancelling -> cancelled, with the output of
@@ -78,19 +104,26 @@ class OpenAIBatchAPI:
     def results(self, handle: str, custom_ids: list[str]) -> list[tuple[str, Outcome]]:
         """Every request's answer: its output or error line, else (expired, cancelled, failed batch, a partial
         output file) an error outcome in the provider's words, which the next round retries."""
+        import openai
+
         batch = self.client.batches.retrieve(handle)
         found: dict[str, Outcome] = {}
+        lost: list[str] = []
         for file_id in (getattr(batch, "output_file_id", None), getattr(batch, "error_file_id", None)):
             if file_id:
-                text = self.client.files.content(file_id).text
+                try:
+                    text = self.client.files.content(file_id).text
+                except (openai.NotFoundError, openai.InternalServerError, openai.APIConnectionError) as exc:
+                    lost.append(f"its file {file_id} could not be read ({_said(exc)})")
+                    continue  # its requests have no answer: asked again in the next round
                 for custom_id, outcome in read_results(text.splitlines(), f"batch {handle} file {file_id}"):
                     if custom_id in found and found[custom_id].status_code == 200:
                         continue
                     found[custom_id] = outcome
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
-        why = "; ".join(str(getattr(e, "message", e)) for e in errors)[:300]
-        missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} before this "
-                                                   f"request ran" + (f" ({why})" if why else ""))
+        why = "; ".join([str(getattr(e, "message", e)) for e in errors] + lost)[:300]
+        missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} with no "
+                                                   f"answer to this request" + (f" ({why})" if why else ""))
         return [(cid, found.get(cid, missing)) for cid in custom_ids]
 
 
