@@ -100,7 +100,13 @@ class BatchServer(LoopbackServer):
                     return self._send(handler, 404, {"error": {"message": f"No such File object: {file_id}"}})
                 return self._send(handler, 200, None, raw=self.files[file_id])
             if path.startswith("/v1/batches/"):
-                return self._send(handler, 200, self._advance(path.split("/")[3]))
+                return self._send(handler, 200, self._advance(path.split("/")[3].split("?")[0]))
+            if path.split("?")[0] == "/v1/batches":  # newest first, one page (as OpenAI lists them)
+                self.stats["lists"] += 1
+                listed = [self._public(b) for b in reversed(list(self.batches.values()))]
+                return self._send(handler, 200, {"object": "list", "data": listed, "has_more": False,
+                                                 "first_id": listed[0]["id"] if listed else None,
+                                                 "last_id": listed[-1]["id"] if listed else None})
         self._send(handler, 404, {"error": {"message": f"no route {path}"}})
 
     def _delete(self, handler) -> None:

@@ -417,3 +417,27 @@ def test_an_output_file_that_answers_404_costs_only_a_later_round(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert summary.rows == 4 and all(x["status"] != "unverified" for x in lines)
     assert server.stats["lost"] == 1
+
+
+def test_a_kill_between_create_and_its_reply_never_submits_the_round_twice(tmp_path, monkeypatch):
+    source = logs(tmp_path / "in.jsonl", 6)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+
+    class Killed(BaseException):
+        pass
+
+    real = OpenAIBatchAPI.submit
+
+    def created_then_killed(self, requests, label):
+        real(self, requests, label)  # the provider has the batch; the CLI never hears back
+        raise Killed()
+
+    with BatchServer() as server:
+        monkeypatch.setattr(OpenAIBatchAPI, "submit", created_then_killed)
+        with pytest.raises(Killed):
+            rounds(source, tmp_path / "out.jsonl", server.url, store)
+        monkeypatch.setattr(OpenAIBatchAPI, "submit", real)
+        summary, _ = rounds(source, tmp_path / "out.jsonl", server.url, store)
+        assert summary.rows == 6
+        assert max(server.lines_received.values()) == 1  # the orphan was found by its label and collected
+        assert server.stats["batches"] == 3 and server.stats["lists"] >= 1

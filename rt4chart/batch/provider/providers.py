@@ -56,6 +56,9 @@ class OpenAIBatchAPI:
         `JudgeConfigError` in the provider's words. A file uploaded for a batch that was not created is deleted."""
         import openai
 
+        existing = self.find(label)
+        if existing is not None:  # created before a kill, or by another process on the same work: not paid twice
+            return existing
         data = b"".join(request_lines(requests))
         for attempt in range(self.create_attempts):
             uploaded = None
@@ -79,6 +82,23 @@ class OpenAIBatchAPI:
                         "nothing was submitted for this round")
                 raise JudgeConfigError(f"the batch endpoint refused the batch ({_said(exc)}): {hint}") from None
         raise AssertionError("unreachable")
+
+    def find(self, label: str, scan: int = 1000) -> Optional[str]:
+        """The batch already created with this label (`metadata.rt4chart`) among the provider's newest `scan`,
+        unless it failed or was cancelled; None when there is none or the provider cannot list batches."""
+        import openai
+
+        try:
+            for n, batch in enumerate(self.client.batches.list(limit=100)):
+                if n >= scan:
+                    break
+                metadata = getattr(batch, "metadata", None) or {}
+                if isinstance(metadata, dict) and metadata.get("rt4chart") == label and \
+                        getattr(batch, "status", None) not in ("failed", "cancelled", "cancelling"):
+                    return str(batch.id)
+        except (openai.APIStatusError, openai.APIConnectionError):
+            return None  # a provider without the list endpoint: the round is created as before
+        return None
 
     def _delete(self, uploaded: Any) -> None:
         """Remove an uploaded input file whose batch was not created (best effort: it is the provider's)."""
