@@ -47,9 +47,12 @@ def test_audit_json_is_a_full_report(tmp_path, capsys):
     assert report["status"] == "faithful" and report["manifest"]["judge"] == "offline"
 
 
-def test_predict_writes_one_line_per_record(gold_file, tmp_path):
+def test_predict_writes_one_line_per_record_and_ends_with_one_summary_line(gold_file, tmp_path, capsys):
     out = tmp_path / "pred.jsonl"
     assert main(["predict", str(gold_file), "-o", str(out), "--quiet"]) == 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("rt4chart: 4 rows: ") and " hallucinated, " in last and " faithful, 0 unverified, 0 failed, in " in last
+    assert last.endswith(f"-> {out}")
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [p["id"] for p in lines] == ["a", "b", "c", "d"]
     assert lines[0]["hallucinated"] is True and lines[1]["hallucinated"] is False

@@ -190,6 +190,9 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     assert [(r["id"], r["hallucinated"], r["label_source"]) for r in exported] == [("harbor-4", False, "review")]
     assert main(["runs", "export", "v1", "-o", str(labels)]) == 0
     assert main(["bench", str(labels), "--quiet"]) == 0  # any judge is scored against the team's labels
+    capsys.readouterr()
+    assert main(["runs", "export", "v1", "-o", "-"]) == 0  # '-' is standard output, never a file named '-'
+    assert capsys.readouterr().out == labels.read_text() and not (Path.cwd() / "-").exists()
     assert main(["runs", "delete", "v2"]) == 0
     assert main(["runs", "show", "v2"]) == 2
 

@@ -228,9 +228,20 @@ def cmd_predict(args) -> int:
     if summary.run_id:
         print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
               f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)
+    if summary.rows:
+        print(f"rt4chart: {summary_line(summary)} -> {where}", file=sys.stderr)
     fail_on = _fail_on(args)
     flagged = ("hallucinated" in fail_on and summary.hallucinated) or ("unverified" in fail_on and summary.unverified)
     return 1 if summary.failed or flagged else 0
+
+
+def summary_line(summary) -> str:
+    """One line of what a predict or batch run found: '20 rows: 7 hallucinated, 12 faithful, 1 unverified, 0
+    failed, in 3.2 s'."""
+    faithful = summary.rows - summary.hallucinated - summary.unverified - summary.failed
+    rows = f"{summary.rows} row" + ("" if summary.rows == 1 else "s")
+    return (f"{rows}: {summary.hallucinated} hallucinated, {faithful} faithful, {summary.unverified} unverified, "
+            f"{summary.failed} failed, in {summary.elapsed_s:.1f} s")
 
 
 def cmd_bench(args) -> int:

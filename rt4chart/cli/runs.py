@@ -108,10 +108,16 @@ def cmd_export(args) -> int:
     records = store.records(run.id)
     reports = dict(store.reports(run.id))
     out, skipped = label_records(records, reports, reviews, reviewed_only=args.reviewed_only)
-    Path(args.output).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out), encoding="utf-8")
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
+    if args.output == "-":  # as every command that writes a file: '-' is standard output
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        Path(args.output).write_text(text, encoding="utf-8")
     reviewed = sum(1 for r in out if r["label_source"] == "review")
     left = ("not reviewed" if args.reviewed_only else "without a known label (unverified or failed)")
-    print(f"wrote {len(out)} records to {args.output} ({reviewed} with analysts' labels"
+    print(f"wrote {len(out)} records to {'standard output' if args.output == '-' else args.output} ({reviewed} with "
+          "analysts' labels"
           + (f"; {skipped} {left}, left out" if skipped else "") + ")", file=sys.stderr)
     return 0
 
@@ -212,7 +218,7 @@ def add_parser(sub) -> None:
     p.set_defaults(func=cmd_review)
     p = verbs.add_parser("export", help="labels as benchmark JSONL (scores any judge with `rt4chart bench`)")
     p.add_argument("run")
-    p.add_argument("-o", "--output", required=True)
+    p.add_argument("-o", "--output", required=True, help="the JSONL file to write ('-': stdout)")
     p.add_argument("--reviewed-only", action="store_true", help="only rows an analyst labelled")
     p.set_defaults(func=cmd_export)
     p = verbs.add_parser("rename")
