@@ -65,3 +65,22 @@ def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
                    intervals=bootstrap_intervals([(True, True)] * s.tp + [(False, True)] * s.fp
                                                  + [(True, False)] * s.fn + [(False, False)] * s.tn))
     return out
+
+
+def report_of_run(store, ref: str) -> str:
+    """The stakeholders' HTML report of a stored run (what the app's Batch page downloads), made from the store:
+    its flat rows, the full reports, the gold, group and span columns it was run with (or detected among the
+    input's columns), the answers and the manifest."""
+    from rt4chart.data.columns import detect_spans_column
+    from rt4chart.reporting.batch_report import batch_report_html
+
+    run = store.get_run(ref)
+    rows = store.results(run.id)
+    records = store.records(run.id)
+    names = sorted({c for r in records[:200] for c in (r.get("extra") or {})} | {c for r in rows[:200] for c in r})
+    gold = run.mapping.get("gold") or detect_gold_column(names)
+    reports = dict(store.reports(run.id, [str(r["id"]) for r in rows if r.get("status") != "error"]))
+    return batch_report_html(rows, reports, run.mapping.get("groups") or detect_group_columns(names), gold,
+                             run.mapping.get("gold_spans") or detect_spans_column(names),
+                             {str(r["id"]): r["answer"] for r in records}, run.manifest,
+                             title=f"rt4chart batch audit — {run.name}")

@@ -193,6 +193,10 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     capsys.readouterr()
     assert main(["runs", "export", "v1", "-o", "-"]) == 0  # '-' is standard output, never a file named '-'
     assert capsys.readouterr().out == labels.read_text() and not (Path.cwd() / "-").exists()
+    report = tmp_path / "report.html"
+    assert main(["report", "v1", "-o", str(report)]) == 0  # the stakeholders' report, without the app
+    html = report.read_text()
+    assert html.startswith("<!DOCTYPE html>") and "rt4chart batch audit — v1" in html and "Run manifest" in html
     assert main(["runs", "delete", "v2"]) == 0
     assert main(["runs", "show", "v2"]) == 2
 

@@ -145,8 +145,10 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
 
     from rt4chart.cli.phoenix import add_parser as add_phoenix_parser
     from rt4chart.cli.runs import add_parser as add_runs_parser
+    from rt4chart.cli.runs import add_report_parser
 
     add_runs_parser(sub)
+    add_report_parser(sub)
     add_phoenix_parser(sub)
 
     p = sub.add_parser("insights", help="action items for the RAG team from an audited file (needs an LLM judge)")

@@ -192,6 +192,26 @@ def cmd_resume(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from rt4chart.runs import report_of_run
+
+    html = report_of_run(_store(), args.run)
+    if args.output == "-":
+        sys.stdout.write(html)
+        sys.stdout.flush()
+    else:
+        Path(args.output).write_text(html, encoding="utf-8")
+        print(f"rt4chart: wrote the report of run {args.run!r} to {args.output}", file=sys.stderr)
+    return 0
+
+
+def add_report_parser(sub) -> None:
+    p = sub.add_parser("report", help="a stored run's HTML report for stakeholders (one self-contained file)")
+    p.add_argument("run", help="run id or unique name (`rt4chart runs list`)")
+    p.add_argument("-o", "--output", required=True, help="the HTML file to write ('-': stdout)")
+    p.set_defaults(func=cmd_report)
+
+
 def add_parser(sub) -> None:
     runs = sub.add_parser("runs", help="the runs in the run store ($RT4CHART_DB): list, show, compare, review, "
                                        "export, rename, tag, delete; provider batches: batches, cancel, resume")
