@@ -84,3 +84,18 @@ def report_of_run(store, ref: str) -> str:
                              run.mapping.get("gold_spans") or detect_spans_column(names),
                              {str(r["id"]): r["answer"] for r in records}, run.manifest,
                              title=f"rt4chart batch audit — {run.name}")
+
+
+def gold_of_run(store, run) -> Optional[dict]:
+    """The run's answers scored against its gold column (P/R/F1/BA/AUROC over verified rows, as `bench` and
+    score.py compute them), or None when the run has no gold column."""
+    from rt4chart.reporting.rows import gold_scores
+
+    rows = store.results(run.id)
+    names = sorted({c for r in rows[:200] for c in r})
+    column = run.mapping.get("gold") or detect_gold_column(names)
+    if not column or not any(r.get(column) not in (None, "") for r in rows):
+        return None
+    s = gold_scores([r for r in rows if r.get("status") != "unverified"], column)
+    return {"column": column, "n": s.n, "precision": s.precision, "recall": s.recall, "f1": s.f1,
+            "balanced_accuracy": s.balanced_accuracy, "auroc": s.auroc}

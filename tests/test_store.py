@@ -180,10 +180,14 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     assert main(["runs", "show", "v1", "--json"]) == 0
     shown = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert shown["agreement"]["rows_reviewed"] == 1 and shown["rows"] == 20
+    assert shown["gold"]["column"] == "gold_hallucinated" and 0 <= shown["gold"]["balanced_accuracy"] <= 1
+    assert main(["runs", "show", "v1"]) == 0
+    assert "against gold (gold_hallucinated, 20 verified rows): precision " in capsys.readouterr().out
     assert main(["runs", "compare", "v1", "v2", "--json"]) == 0
     compared = json.loads(capsys.readouterr().out)
     assert {"matched_rows", "a", "b", "flipped_to_hallucinated", "flipped_to_faithful", "mcnemar_p"} <= set(compared)
     assert "rate" in compared["a"] and "rate" in compared["b"] and compared["matched_rows"] == 20
+    assert compared["a"]["gold"]["n"] == compared["b"]["gold"]["n"] == 20
     labels = tmp_path / "labels.jsonl"
     assert main(["runs", "export", "v1", "--reviewed-only", "-o", str(labels)]) == 0
     exported = [json.loads(x) for x in labels.read_text().splitlines()]

@@ -43,12 +43,13 @@ def cmd_list(args) -> int:
 
 
 def cmd_show(args) -> int:
-    from rt4chart.runs import agreement_of
+    from rt4chart.runs import agreement_of, gold_of_run
 
     store = _store()
     run = store.get_run(args.run)
     info = run.as_dict()
     info["agreement"] = agreement_of(store, run)
+    info["gold"] = gold_of_run(store, run)
     if args.json:
         _json(info)
         return 0
@@ -62,16 +63,25 @@ def cmd_show(args) -> int:
           f"{fmt(a['kappa'])}; agreement {fmt(a['agreement'])}; precision of flags {fmt(a['flag_precision'])} over "
           f"{a['flags_reviewed']} reviewed flags; span P/R/F1 {fmt(a['span_precision'])} / {fmt(a['span_recall'])} "
           f"/ {fmt(a['span_f1'])}")
+    if info["gold"]:
+        print(_gold_line(info["gold"]))
     return 0
 
 
-def cmd_compare(args) -> int:
-    from rt4chart.runs import comparison
+def _gold_line(g: dict) -> str:
+    return (f"against gold ({g['column']}, {g['n']} verified rows): precision {fmt(g['precision'])}, recall "
+            f"{fmt(g['recall'])}, F1 {fmt(g['f1'])}, balanced accuracy {fmt(g['balanced_accuracy'])}, AUROC "
+            f"{fmt(g['auroc'])}")
 
-    a, b, c = comparison(_store(), args.a, args.b, args.group)
+
+def cmd_compare(args) -> int:
+    from rt4chart.runs import comparison, gold_of_run
+
+    store = _store()
+    a, b, c = comparison(store, args.a, args.b, args.group)
     result = c.as_dict()
-    result["a"].update(id=a.id, name=a.name)
-    result["b"].update(id=b.id, name=b.name)
+    result["a"].update(id=a.id, name=a.name, gold=gold_of_run(store, a))
+    result["b"].update(id=b.id, name=b.name, gold=gold_of_run(store, b))
     if args.json:
         result.pop("pairs")
         _json(result)
@@ -82,6 +92,9 @@ def cmd_compare(args) -> int:
     for side, r in (("A", c.a), ("B", c.b)):
         print(f"{side}: {_pct(r['rate'])} hallucinated (95% CI {_pct(r['low'])}–{_pct(r['high'])}, {r['hallucinated']} "
               f"of {r['n']})")
+        gold = result[side.lower()]["gold"]
+        if gold:
+            print(f"   {_gold_line(gold)}")
     print(f"flipped to hallucinated: {len(c.flipped_to_hallucinated)}; flipped to faithful: "
           f"{len(c.flipped_to_faithful)}; McNemar p = {c.mcnemar_p:.4g}")
     for g in c.groups:
