@@ -31,13 +31,28 @@ current="$(cat "$stamp" 2>/dev/null || true)"
 if [ "$current" != "$base|$extras" ] && [ "$current" != "$base|app,dev" ]; then
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip >/dev/null 2>&1 || true
   log=$(mktemp)
-  if ! .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[$extras]" >"$log" 2>&1; then
+  echo "setup.sh: installing rt4chart[$extras] into .venv (a first setup downloads ~300 MB: a few minutes)..." >&2
+  started=$(date +%s)
+  # pip runs in the background; every 10 s one line says how far it is, so a long first setup shows it moves
+  .venv/bin/python -m pip install --disable-pip-version-check --progress-bar off -e ".[$extras]" >"$log" 2>&1 &
+  pip_pid=$!
+  ticks=0
+  while kill -0 "$pip_pid" 2>/dev/null; do
+    sleep 1
+    ticks=$((ticks + 1))
+    if [ $((ticks % 10)) = 0 ] && kill -0 "$pip_pid" 2>/dev/null; then
+      last=$(grep -E '^(Collecting|Installing collected)' "$log" | tail -1 | cut -c1-60 || true)
+      echo "setup.sh:   $(( $(date +%s) - started )) s, $(grep -c '^Collecting' "$log" || true) packages so far${last:+ ($last)}" >&2
+    fi
+  done
+  if ! wait "$pip_pid"; then
     cat "$log" >&2
     rm -f "$log"
     echo "setup.sh: pip install of rt4chart[$extras] failed" >&2
     exit 1
   fi
   rm -f "$log"  # pip's and setuptools' warning blocks are noise once the install worked
+  echo "setup.sh: .venv is ready ($(( $(date +%s) - started )) s)" >&2
   .venv/bin/python -c "import rt4chart, nltk" || { echo "setup.sh: installing rt4chart failed" >&2; exit 1; }
   echo "$base|$extras" > "$stamp"
 fi
