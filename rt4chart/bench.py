@@ -153,4 +153,7 @@ def format_scores(name: str, s: Scores) -> str:
                      f"span-annotated records={s.span_records})")
     else:
         lines.append("   span-level    n/a (no span-annotated gold records)")
+    if s.claims_flagged:
+        lines.append(f"   claim-level   precision={fmt(s.claim_precision)}  (flagged claims touching a gold span: "
+                     f"{s.claims_flagged_in_gold} of {s.claims_flagged})")
     return "\n".join(lines)

@@ -56,6 +56,8 @@ class Scores:
     pred_chars: int = 0
     gold_chars: int = 0
     overlap_chars: int = 0
+    claims_flagged: int = 0       # flagged claims (contradicted or baseless) of span-annotated answers ...
+    claims_flagged_in_gold: int = 0  # ... whose answer span touches a gold hallucination span
     extra: dict = field(default_factory=dict)
     scored: list = field(default_factory=list)  # (score, gold) pairs of answers with a score
 
@@ -98,6 +100,11 @@ class Scores:
     @property
     def span_f1(self): return _f1(self.span_precision, self.span_recall)
 
+    @property
+    def claim_precision(self):
+        """The share of flagged claims that touch a human span: how often a flag a team sees is right."""
+        return _ratio(self.claims_flagged_in_gold, self.claims_flagged)
+
     def as_dict(self) -> dict:
         return {
             "n": self.n, "positives": self.tp + self.fn, "negatives": self.tn + self.fp,
@@ -109,6 +116,8 @@ class Scores:
             "span": {"precision": self.span_precision, "recall": self.span_recall, "f1": self.span_f1,
                      "records": self.span_records, "pred_chars": self.pred_chars,
                      "gold_chars": self.gold_chars, "overlap_chars": self.overlap_chars},
+            "claims": {"flagged": self.claims_flagged, "flagged_in_gold": self.claims_flagged_in_gold,
+                       "precision": self.claim_precision},
         }
 
 
@@ -144,6 +153,10 @@ def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = 
             s.gold_chars += len(gchars)
             s.pred_chars += len(pchars)
             s.overlap_chars += len(gchars & pchars)
+            for claim in (p or {}).get("claims") or []:
+                if isinstance(claim, Mapping) and claim.get("verdict") in ("contradicted", "baseless"):
+                    s.claims_flagged += 1
+                    s.claims_flagged_in_gold += bool(char_set(claim.get("spans") or [], n) & gchars)
     return s
 
 

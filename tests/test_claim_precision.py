@@ -1,0 +1,28 @@
+"""Claim precision: of the claims a judge flags in span-annotated answers, the share whose span touches a human
+span; entailed claims and answers without span annotation do not count."""
+from __future__ import annotations
+
+from rt4chart.evaluation.metrics import score
+
+ANSWER = "The bridge opened in 1998. It is 900 metres long. Tolls are free."
+
+
+def _claim(verdict: str, start: int, end: int) -> dict:
+    return {"verdict": verdict, "spans": [{"start": start, "end": end}]}
+
+
+def test_flagged_claims_touching_a_gold_span_over_all_flagged_claims():
+    gold = [{"id": "a", "answer": ANSWER, "hallucinated": True, "span_annotated": True,
+             "spans": [{"start": 33, "end": 43, "label": "Evident Conflict"}]},
+            {"id": "b", "answer": ANSWER, "hallucinated": False, "span_annotated": False, "spans": []}]
+    preds = {"a": {"hallucinated": True, "spans": [], "claims": [
+        _claim("entailed", 0, 26), _claim("contradicted", 27, 49), _claim("baseless", 50, 65)]},
+        "b": {"hallucinated": True, "spans": [], "claims": [_claim("baseless", 0, 26)]}}  # not span-annotated
+    s = score(gold, preds)
+    assert (s.claims_flagged, s.claims_flagged_in_gold) == (2, 1)
+    assert s.claim_precision == 0.5 and s.as_dict()["claims"]["precision"] == 0.5
+
+
+def test_no_flagged_claim_gives_no_precision():
+    gold = [{"id": "a", "answer": ANSWER, "hallucinated": False, "span_annotated": True, "spans": []}]
+    assert score(gold, {"a": {"hallucinated": False, "claims": [_claim("entailed", 0, 26)]}}).claim_precision is None
