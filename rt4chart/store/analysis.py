@@ -36,10 +36,22 @@ def _flatten(value, prefix: str = "") -> dict:
     return {prefix: value}
 
 
+CHOSEN = ("rt4chart_version", "judge", "model", "settings.threshold", "settings.segmenter")
+
+
+def _chosen(key: str, same_judge: bool) -> bool:
+    """A setting the user chose: the judge, its model, the audit settings, the threshold; a judge's own settings
+    only between runs of that judge (between two judges every one of them differs and says nothing more)."""
+    return key in CHOSEN or key.startswith("settings.audit.") or (same_judge and key.startswith("settings.judge."))
+
+
 def settings_diff(a: dict, b: dict) -> list[dict]:
-    """Keys of two manifests whose values differ (nested keys joined with dots)."""
+    """The chosen settings of two manifests whose values differ (nested keys joined with dots); prompt hashes
+    and what the endpoint accepted are left out (the manifest keeps them)."""
     fa, fb = _flatten(a), _flatten(b)
-    return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in sorted(set(fa) | set(fb)) if fa.get(k) != fb.get(k)]
+    same_judge = a.get("judge") == b.get("judge")
+    return [{"key": k, "a": fa.get(k), "b": fb.get(k)} for k in sorted(set(fa) | set(fb))
+            if fa.get(k) != fb.get(k) and _chosen(k, same_judge)]
 
 
 @dataclass
