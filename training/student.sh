@@ -13,7 +13,7 @@ WORK=training/work
 [ -f $WORK/probe_items.jsonl ] || $PY benchmarks/distractor_probe.py --write-items $WORK/probe_items.jsonl
 mkdir -p $WORK/student
 nohup nice -n 10 $PY training/train.py --teacher $WORK/teacher/final --pairs $WORK/student_pairs.jsonl \
-  --out $WORK/student --threads "${THREADS:-2}" --epochs "${EPOCHS:-1.5}" --batch-size 16 --max-len 256 --lr 4e-5 \
+  --out $WORK/student --threads "${THREADS:-2}" --epochs "${EPOCHS:-0.75}" --batch-size 16 --max-len 256 --lr 4e-5 \
   --distill-weight 0.5 --save-every 1000000 --save-minutes 15 --probe $WORK/probe_items.jsonl --probe-items 32 \
   --check-pairs 160 >> $WORK/student/stderr.log 2>&1 &
 echo "student training in the background (pid $!); progress: tail -f $WORK/student/train.log"
