@@ -41,12 +41,17 @@ class StoreError(Rt4chartError, RuntimeError):
     """The run store cannot be used as it is (e.g. a newer schema than this rt4chart knows)."""
 
 
+def first_line(cause: BaseException, limit: int = 200) -> str:
+    """A library's error in one line: the first line of its text (at most `limit` characters), else its kind."""
+    text = str(cause).strip()
+    return text.splitlines()[0][:limit] if text else type(cause).__name__
+
+
 def database_fault(kind: str, where: str, cause: BaseException, advice: dict[str, str]) -> StoreError:
     """A SQLite/database driver fault as one StoreError line: the `kind` of file and `where` it is, the driver's
     first line, and the advice for what went wrong: `advice["full"]` (a full disk), `advice["foreign"]` (not a
     database, or a damaged one), else `advice["other"]`."""
-    text = str(cause).strip()
-    first = text.splitlines()[0][:200] if text else type(cause).__name__
+    first = first_line(cause)
     if "full" in first.lower():
         what = "full"
     elif "not a database" in first or "malformed" in first:

@@ -10,6 +10,7 @@ from typing import Any, Callable, Optional
 from rt4chart.batch.provider.deferred import Outcome
 from rt4chart.batch.provider.lines import ENDPOINT, read_results, request_lines
 from rt4chart.core.errors import JudgeConfigError
+from rt4chart.judges.llm.client import server_message
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 
@@ -26,10 +27,10 @@ class Progress:
         return self.status in TERMINAL
 
 
-def _said(exc: Exception) -> str:
-    """An SDK error in a few words: its status and the provider's message."""
+def _said(exc: Exception, client: Any) -> str:
+    """An SDK error in a few words: its status and the provider's own message, without the client's key."""
     status = getattr(exc, "status_code", None)
-    message = str(getattr(exc, "message", None) or exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    message = server_message(exc, getattr(client, "api_key", None), limit=200)
     return f"HTTP {status}: {message}" if status else f"{type(exc).__name__}: {message}"
 
 
@@ -71,7 +72,7 @@ class OpenAIBatchAPI:
                 self._delete(uploaded)
                 if attempt + 1 == self.create_attempts:
                     raise JudgeConfigError(f"the batch endpoint failed {self.create_attempts} times to take the "
-                                           f"round's batch ({_said(exc)}); nothing was submitted for it: run the same "
+                                           f"round's batch ({_said(exc, self.client)}); nothing was submitted for it: run the same "
                                            "command again later") from None
                 self.sleep(self.retry_wait_s * (attempt + 1))
             except openai.APIStatusError as exc:
@@ -80,7 +81,7 @@ class OpenAIBatchAPI:
                         if exc.status_code in (401, 403, 404) else
                         "the round's file is too large for it: lower the window size" if exc.status_code == 413 else
                         "nothing was submitted for this round")
-                raise JudgeConfigError(f"the batch endpoint refused the batch ({_said(exc)}): {hint}") from None
+                raise JudgeConfigError(f"the batch endpoint refused the batch ({_said(exc, self.client)}): {hint}") from None
         raise AssertionError("unreachable")
 
     def find(self, label: str, scan: int = 1000) -> Optional[str]:
@@ -134,7 +135,7 @@ class OpenAIBatchAPI:
                 try:
                     text = self.client.files.content(file_id).text
                 except (openai.NotFoundError, openai.InternalServerError, openai.APIConnectionError) as exc:
-                    lost.append(f"its file {file_id} could not be read ({_said(exc)})")
+                    lost.append(f"its file {file_id} could not be read ({_said(exc, self.client)})")
                     continue  # its requests have no answer: asked again in the next round
                 for custom_id, outcome in read_results(text.splitlines(), f"batch {handle} file {file_id}"):
                     if custom_id in found and found[custom_id].status_code == 200:

@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from rt4chart.core.errors import JudgeConfigError, MissingDependencyError
+from rt4chart.core.errors import JudgeConfigError, MissingDependencyError, first_line
 from rt4chart.judges.model.folder import ONNX_NAMES, checked_files
 
 __all__ = ["Checkpoint", "LabelMap", "ONNX_NAMES", "label_map", "locate"]
@@ -154,8 +154,7 @@ class _OnnxBackend:
             self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own kinds for a truncated, corrupt or foreign file
             raise JudgeConfigError(f"{onnx_path}: not a readable ONNX graph ({type(exc).__name__}: "
-                                   f"{str(exc).splitlines()[0][:200] if str(exc) else 'no detail'}); export it "
-                                   "again") from None
+                                   f"{first_line(exc)}); export it again") from None
         self.inputs = {i.name for i in self.session.get_inputs()}
         shape = self.session.get_outputs()[0].shape
         self.width = shape[-1] if shape and isinstance(shape[-1], int) else None
@@ -163,8 +162,7 @@ class _OnnxBackend:
             self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         except Exception as exc:  # tokenizers raises a bare Exception for a file that is not its JSON
             raise JudgeConfigError(f"{folder / 'tokenizer.json'}: not a tokenizer file the tokenizers library "
-                                   f"reads ({str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__})"
-                                   ) from None
+                                   f"reads ({first_line(exc)})") from None
         self.tokenizer.no_truncation()
         self.tokenizer.no_padding()
         self.pad_id = self.tokenizer.token_to_id("[PAD]") or self.tokenizer.token_to_id("<pad>") or 0
@@ -207,8 +205,7 @@ class _TorchBackend:
             self.model = auto.from_pretrained(str(folder), trust_remote_code=False).eval()
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
         except Exception as exc:  # torch and transformers raise many kinds for weights they cannot read
-            detail = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-            raise JudgeConfigError(f"{folder}: transformers cannot load this checkpoint ({detail})") from None
+            raise JudgeConfigError(f"{folder}: transformers cannot load this checkpoint ({first_line(exc)})") from None
 
     def count(self, text: str) -> int:
         return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
