@@ -56,12 +56,14 @@ def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
             if r["hallucinated"] is None or f.get(gold) in (None, ""):
                 continue
             y, yhat = as_bool(f[gold]), bool(r["hallucinated"])
+            if isinstance(f.get("score"), (int, float)):
+                s.scored.append((float(f["score"]), y))
             s.tp += y and yhat
             s.fp += (not y) and yhat
             s.fn += y and not yhat
             s.tn += (not y) and not yhat
         out.update(gold=gold, gold_rows=s.tp + s.fp + s.fn + s.tn, precision=s.precision, recall=s.recall, f1=s.f1,
-                   balanced_accuracy=s.balanced_accuracy,
+                   balanced_accuracy=s.balanced_accuracy, auroc=s.auroc,
                    intervals=bootstrap_intervals([(True, True)] * s.tp + [(False, True)] * s.fp
                                                  + [(True, False)] * s.fn + [(False, False)] * s.tn))
     return out
@@ -87,15 +89,10 @@ def report_of_run(store, ref: str) -> str:
 
 
 def gold_of_run(store, run) -> Optional[dict]:
-    """The run's answers scored against its gold column (P/R/F1/BA/AUROC over verified rows, as `bench` and
-    score.py compute them), or None when the run has no gold column."""
-    from rt4chart.reporting.rows import gold_scores
-
-    rows = store.results(run.id)
-    names = sorted({c for r in rows[:200] for c in r})
-    column = run.mapping.get("gold") or detect_gold_column(names)
-    if not column or not any(r.get(column) not in (None, "") for r in rows):
+    """The run's answers scored against its gold column (P/R/F1/BA/AUROC over verified rows; `run_figures`), or
+    None when the run has no gold column or no row with a gold label."""
+    f = run_figures(store, run)
+    if not f.get("gold") or not f["gold_rows"]:
         return None
-    s = gold_scores([r for r in rows if r.get("status") != "unverified"], column)
-    return {"column": column, "n": s.n, "precision": s.precision, "recall": s.recall, "f1": s.f1,
-            "balanced_accuracy": s.balanced_accuracy, "auroc": s.auroc}
+    return {"column": f["gold"], "n": f["gold_rows"], "precision": f["precision"], "recall": f["recall"],
+            "f1": f["f1"], "balanced_accuracy": f["balanced_accuracy"], "auroc": f["auroc"]}

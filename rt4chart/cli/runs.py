@@ -113,6 +113,7 @@ def cmd_review(args) -> int:
 
 
 def cmd_export(args) -> int:
+    from rt4chart.data.records import write_text
     from rt4chart.store import label_records
 
     store = _store()
@@ -121,16 +122,10 @@ def cmd_export(args) -> int:
     records = store.records(run.id)
     reports = dict(store.reports(run.id))
     out, skipped = label_records(records, reports, reviews, reviewed_only=args.reviewed_only)
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
-    if args.output == "-":  # as every command that writes a file: '-' is standard output
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        Path(args.output).write_text(text, encoding="utf-8")
+    where = write_text(args.output, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out))
     reviewed = sum(1 for r in out if r["label_source"] == "review")
     left = ("not reviewed" if args.reviewed_only else "without a known label (unverified or failed)")
-    print(f"wrote {len(out)} records to {'standard output' if args.output == '-' else args.output} ({reviewed} with "
-          "analysts' labels"
+    print(f"wrote {len(out)} records to {where} ({reviewed} with analysts' labels"
           + (f"; {skipped} {left}, left out" if skipped else "") + ")", file=sys.stderr)
     return 0
 
@@ -206,15 +201,12 @@ def cmd_resume(args) -> int:
 
 
 def cmd_report(args) -> int:
+    from rt4chart.data.records import write_text
     from rt4chart.runs import report_of_run
 
-    html = report_of_run(_store(), args.run)
-    if args.output == "-":
-        sys.stdout.write(html)
-        sys.stdout.flush()
-    else:
-        Path(args.output).write_text(html, encoding="utf-8")
-        print(f"rt4chart: wrote the report of run {args.run!r} to {args.output}", file=sys.stderr)
+    where = write_text(args.output, report_of_run(_store(), args.run))
+    if where != "standard output":
+        print(f"rt4chart: wrote the report of run {args.run!r} to {where}", file=sys.stderr)
     return 0
 
 

@@ -13,6 +13,16 @@ from rt4chart.data.columns import EXACT, detect_columns, list_cells  # noqa: F40
 from rt4chart.data.tables import JsonNumber, Table, UnreadableRow, decode_bytes, open_table, table_from_bytes  # noqa: F401 - re-exported
 
 
+def write_text(path: str, text: str) -> str:
+    """Write `text` to a file, or to standard output for '-' (read_text's twin); returns where it went, in words."""
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return "standard output"
+    Path(path).write_text(text, encoding="utf-8")
+    return path
+
+
 def read_text(path: str) -> str:
     """A whole text file, or standard input for '-'."""
     if path == "-":
