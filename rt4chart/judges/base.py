@@ -43,6 +43,8 @@ class Judgement:
     rationale: str = ""
     unsupported: list[Span] = field(default_factory=list)  # answer offsets of the unsupported words
     score: Optional[float] = None  # how likely the claim is hallucinated, in [0, 1]; 0.5 is the verdict's boundary
+    rule: str = ""  # which of the judge's rules decided (offline: "figure", "missing_content", "found", ...)
+    signals: dict[str, float] = field(default_factory=dict)  # the measured strengths behind that rule
 
 
 @dataclass

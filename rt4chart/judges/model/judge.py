@@ -17,7 +17,7 @@ import math
 import re
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from rt4chart.core.types import Claim, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
@@ -25,6 +25,9 @@ from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import number_key, tokenize
 from rt4chart.text.measures import measures, restated
+
+if TYPE_CHECKING:
+    from rt4chart.judges.fusion.signals import Readings
 
 SHIPPED = "shipped"
 _DIGIT = re.compile(r"\d")
@@ -53,6 +56,8 @@ class ModelSettings:
     fuse_model: float = 1.0          # hybrid only: claim score logit = logit(offline) + fuse_model * logit(model) + fuse_bias
     fuse_bias: float = 0.0
     fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
+    fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
+    #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
     hybrid_model_contradicts: bool = False  # hybrid only: let the model's contradiction reading score a claim; off
     #                                         because 2 of the 31 claims it flagged in ragtruth/faithbench dev overlap a
     #                                         gold span (docs/benchmarks.md, "What each kind of flag is worth")
@@ -294,6 +299,19 @@ class HybridJudge(ModelJudge):
         self._token = next(_HYBRIDS)  # this judge's own record of entailed claims in an audit
 
         self.offline = offline or OfflineJudge()
+        self.fusion = None
+        if self.config.fusion != "fixed":
+            from rt4chart.judges.fusion.learned import fusion_of
+
+            self.fusion = fusion_of(self.config.fusion)
+
+    @property
+    def learned(self) -> bool:
+        """The learned fusion decides every claim (proofs are among its features, not verdicts)."""
+        return self.config.fusion != "fixed"
+
+    def score_calibration(self) -> tuple[float, float]:
+        return self.fusion.answer_calibration if self.fusion is not None else super().score_calibration()
 
     def settings(self) -> dict:
         return {**super().settings(), "offline": self.offline.settings()}
@@ -340,10 +358,20 @@ class HybridJudge(ModelJudge):
         lexical = self.offline.verify_window(claims, window, audit, usage)
         proved = {cid: j for cid, j in lexical.items() if self._proof(j, _by_id(claims, cid), audit)}
         decided = set() if self.config.hybrid_model_contradicts else self._entailed(audit)
-        rest = [c for c in claims if c.id not in proved and c.id not in decided]
+        rest = [c for c in claims if (self.learned or c.id not in proved) and c.id not in decided]
         read = super().verify_window(rest, window, audit, usage) if rest else {}
         decided.update(cid for cid, j in read.items() if j.verdict is Verdict.ENTAILED)
-        return {**proved, **read}
+        best = self._window_readings(audit)
+        for cid, j in read.items():
+            if not isinstance(j, ModelJudgement):
+                continue
+            entail, contra, piece = best.get(cid, (0.0, 0.0, []))
+            best[cid] = (j.entail, max(contra, j.contra), j.piece) if j.entail > entail else (entail, max(contra, j.contra), piece)
+        return {**read, **proved}
+
+    def _window_readings(self, audit: AuditInput) -> dict[int, tuple[float, float, list[int]]]:
+        """Per claim of this audit: the best window reading so far (P entailed, P contradicted, its piece)."""
+        return audit.__dict__.setdefault("_hybrid_windows", {}).setdefault(self._token, {})
 
     def _entailed(self, audit: AuditInput) -> set[int]:
         """The claims of this audit that the model has entailed in a window so far (kept with the audit)."""
@@ -351,6 +379,8 @@ class HybridJudge(ModelJudge):
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
                       usage: Usage) -> dict[int, Judgement]:
+        if self.learned:
+            return self._learned_global(claims, hints, audit, usage)
         lexical = self.offline.verify_global(claims, hints, audit, usage)
         proved = {}
         for claim in claims:
@@ -384,6 +414,85 @@ class HybridJudge(ModelJudge):
         if verdict is Verdict.ENTAILED and not out.supporting:
             out.supporting = list(read.supporting or lexical.supporting)
         return out
+
+
+    # the learned fusion ------------------------------------------------------------------------------
+    def _learned_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                        usage: Usage) -> dict[int, Judgement]:
+        """Every claim scored by the learned fusion over all its signals; a statement about the context keeps
+        the offline check's verdict (the model cannot read 'X is not in the passages')."""
+        lexical = self.offline.verify_global(claims, hints, audit, usage)
+        out: dict[int, Judgement] = {}
+        rest = []
+        for claim in claims:
+            if claim.about_context:
+                out[claim.id] = lexical[claim.id]
+            else:
+                rest.append(claim)
+        for claim, (x, readings, piece) in zip(rest, self._signals(rest, lexical, audit, usage, len(claims))):
+            out[claim.id] = self._learned_verdict(claim, lexical[claim.id], x, readings, piece, audit, usage)
+        return out
+
+    def _signals(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput, usage: Usage,
+                 claims_in_answer: int) -> list[tuple[dict[str, float], "Readings", list[int]]]:
+        """Per claim: the fusion's features, the model's readings and the piece its best reading came from."""
+        from rt4chart.judges.fusion.signals import Readings, features
+
+        whole = self._read(claims, {c.id: self._best_sentences(c, audit) for c in claims}, audit, usage, split=False)
+        windows = self._window_readings(audit)
+        best = {c.id: self._best_sentence(c, audit) for c in claims}
+        pairs = []
+        for claim in claims:
+            i, hyp = best[claim.id], self._hypothesis(claim, audit)
+            if i is not None:
+                around = audit.context_sentences[max(0, i - 1):i + 2]
+                pairs += [(audit.context_sentences[i].text, hyp), (" ".join(s.text for s in around), hyp)]
+        probs = iter(self._probs(pairs, usage))
+        out = []
+        for claim in claims:
+            alone, near = (next(probs), next(probs)) if best[claim.id] is not None else ((0.0, 0.0, 1.0),) * 2
+            w_entail, w_contra, w_piece = windows.get(claim.id, (0.0, 0.0, []))
+            g = whole[claim.id]
+            readings = Readings(sentence_entail=alone[0], sentence_contra=alone[1], neighbours_entail=near[0],
+                                neighbours_contra=near[1], window_entail=w_entail, window_contra=w_contra,
+                                whole_entail=g.entail, whole_contra=g.contra)
+            found = best[claim.id]
+            options: list[tuple[float, list[int]]] = [(alone[0], [found] if found is not None else []),
+                                                      (w_entail, w_piece), (g.entail, g.piece)]
+            piece = max(options, key=lambda o: o[0])[1]
+            proof = self._proof(lexical[claim.id], claim, audit)
+            out.append((features(claim, lexical[claim.id], proof, readings, audit, claims_in_answer), readings, piece))
+        return out
+
+    def _best_sentence(self, claim: Claim, audit: AuditInput) -> Optional[int]:
+        stems = [t.stem for t in tokenize(claim.text) if t.is_content]
+        ranked = audit.index.rank(stems, range(len(audit.index)), 1)
+        return ranked[0][0] if ranked else None
+
+    def _learned_verdict(self, claim: Claim, lexical: Judgement, x: dict[str, float], readings, piece: list[int],
+                         audit: AuditInput, usage: Usage) -> Judgement:
+        """The fused verdict: flagged from the fusion's threshold, contradicted when the word check proved a
+        contradiction, with the evidence the verdict used and a rationale naming the signals that moved it."""
+        from rt4chart.judges.fusion.rationale import explain
+
+        fusion = self.fusion
+        assert fusion is not None, "a learned hybrid loads its fusion file"
+        p = fusion.probability(x)
+        flagged = p >= fusion.threshold
+        why = explain(p, fusion.threshold, fusion.contributions(x), readings)
+        if not flagged:
+            j = ModelJudgement(Verdict.ENTAILED, piece=list(piece), entail=readings.best_entail())
+            if piece:
+                self._evidence(j, claim, audit, usage)
+            supporting = j.supporting or list(lexical.supporting[:1])
+            return Judgement(Verdict.ENTAILED, supporting=supporting, score=fusion.raw_score(p),
+                             rationale=f"{why}; word check: {lexical.rationale}", rule="fusion", signals=x)
+        contradicted = lexical.verdict is Verdict.CONTRADICTED
+        return Judgement(Verdict.CONTRADICTED if contradicted else Verdict.BASELESS,
+                         contradicting=list(lexical.contradicting) if contradicted else [],
+                         nearest=[] if contradicted else list(lexical.nearest or piece[:1]),
+                         unsupported=list(lexical.unsupported) or list(claim.spans), score=fusion.raw_score(p),
+                         rationale=f"{why}; word check: {lexical.rationale}", rule="fusion", signals=x)
 
 
 def model_verdict(entail: float, contra: float, entail_threshold: float,

@@ -123,6 +123,7 @@ class OfflineJudge(Judge):
         contradicted and baseless, negative for entailed), so a score of 0.5 is exactly that boundary."""
         judgement, margin = self._verdict(claim, audit, sentence_ids)
         judgement.score = 1.0 / (1.0 + math.exp(-self.config.score_slope * margin))
+        judgement.signals["margin"] = margin
         return judgement
 
     def _verdict(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
@@ -130,22 +131,29 @@ class OfflineJudge(Judge):
         ids = list(sentence_ids)
         if len(ids) != len(audit.index) or claim.about_context:  # what follows needs the whole context
             return judgement, margin
+        checked = None
         if judgement.verdict is Verdict.BASELESS and self.config.search_slots:
-            return slot_upgrade(claim, audit, ids, judgement, margin)
-        if judgement.verdict is Verdict.ENTAILED and self.config.check_citations:
-            return citation_check(claim, audit, judgement, margin)
-        return judgement, margin
+            checked, rule = slot_upgrade(claim, audit, ids, judgement, margin), "slot"
+        elif judgement.verdict is Verdict.ENTAILED and self.config.check_citations:
+            checked, rule = citation_check(claim, audit, judgement, margin), "citation"
+        if checked is None or checked[0] is judgement:
+            return judgement, margin
+        upgraded, margin = checked
+        upgraded.rule, upgraded.signals = rule, dict(judgement.signals)  # the word counts still describe the claim
+        return upgraded, margin
 
     # Long on purpose: the lexical rules in the order they decide (contradiction, missing content, scattered
     # support, entailment), each returning its margin; split, the order that makes them exact would be hidden.
     def _lexical(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
         if claim.about_context:
-            return about_context_check(claim, audit, list(sentence_ids), self.config.prefix_match)
+            judgement, margin = about_context_check(claim, audit, list(sentence_ids), self.config.prefix_match)
+            judgement.rule = "about_context"
+            return judgement, margin
         cfg, index = self.config, audit.index
         tokens = claim_tokens(claim, audit.answer)
         content = [t for t in tokens if t.is_content]
         if not content:
-            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words"), -2.0
+            return Judgement(Verdict.ENTAILED, rationale="nothing checkable: no content words", rule="no_content"), -2.0
         ids = list(sentence_ids)
         ranked = index.rank((t.stem for t in content), ids, cfg.evidence_k)
         evidence = [i for i, _ in ranked]
@@ -161,8 +169,9 @@ class OfflineJudge(Judge):
         contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer, mine)
         if contradiction is not None:
             sentence_id, reason, spans = contradiction
+            rule = "antonym" if "opposite" in reason else "negation" if "negation" in reason else "figure"
             return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason,
-                             unsupported=spans), 2.0
+                             unsupported=spans, rule=rule, signals={"content_words": float(len(content))}), 2.0
 
         acronym_ok = _acronym_supported(tokens, index)
         unsupported: list[Token] = []
@@ -181,6 +190,11 @@ class OfflineJudge(Judge):
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
+        idf = [index.idf.get(t.stem, index.default_idf) for t in content]
+        missing_ids = {id(t) for t in unsupported}
+        signals = {"unmatched_share": ratio, "unmatched_weight": weight_missing, "hard_missing": float(len(hard_missing)),
+                   "unmatched_idf_share": sum(w for t, w in zip(content, idf) if id(t) in missing_ids) / max(sum(idf), 1e-9),
+                   "content_words": float(len(content))}
         if not cfg.unknown_names_are_baseless:
             hard_missing = []
         need = min(cfg.min_unsupported_weight, weight_total)
@@ -190,19 +204,23 @@ class OfflineJudge(Judge):
         if hard_missing or margin >= 0:
             words = ", ".join(f"'{t.text}'" for t in (hard_missing or unsupported)[:5])
             return Judgement(Verdict.BASELESS, nearest=evidence[:1], rationale=f"the context does not mention {words}",
-                             unsupported=spans), max(margin, 0.0) + (0.5 + 0.25 * min(len(hard_missing), 4)
+                             unsupported=spans, rule="unknown_name_or_number" if hard_missing else "missing_content",
+                             signals=signals), max(margin, 0.0) + (0.5 + 0.25 * min(len(hard_missing), 4)
                                                                      if hard_missing else 0.0)
         if not evidence:
-            return Judgement(Verdict.ENTAILED, rationale="restates the question"), -2.0
+            return Judgement(Verdict.ENTAILED, rationale="restates the question", rule="restates_question",
+                             signals=signals), -2.0
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
                      else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators,
                                           mine))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
-                             unsupported=self._spans(scattered, tokens, claim, audit.answer)), 0.25
+                             unsupported=self._spans(scattered, tokens, claim, audit.answer), rule="scattered",
+                             signals=signals), 0.25
         return Judgement(Verdict.ENTAILED, supporting=evidence, unsupported=spans,
-                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence"), min(margin, -1e-6)
+                         rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence", rule="found",
+                         signals=signals), min(margin, -1e-6)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], comparators: dict[int, str], mine: list[Measure]) -> list[Token]:
