@@ -213,3 +213,14 @@ def test_the_model_judges_read_with_the_threads_asked_for_and_refuse_a_negative_
     assert json.loads(capsys.readouterr().out)["manifest"]["settings"]["judge"]["threads"] == 1
     assert main(args + ["--threads", "-1"]) == 2
     assert "--threads must be 0" in capsys.readouterr().err
+
+
+def test_bench_streams_its_predictions_to_standard_output_and_the_scores_to_standard_error(gold_file, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "bench", str(gold_file), "-o", "-", "--quiet"],
+                            capture_output=True, text=True, cwd=tmp_path,
+                            env={**__import__("os").environ, "RT4CHART_CACHE_DIR": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert lines and all("hallucinated" in p for p in lines)
+    assert "answer-level" in result.stderr and "throughput" in result.stderr
+    assert not (tmp_path / "-").exists()  # no file named '-'

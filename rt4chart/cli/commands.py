@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
 from typing import Any, Optional
 
 from pydantic import ValidationError
@@ -260,24 +259,26 @@ def cmd_bench(args) -> int:
               f"{d['prompt_tokens_per_answer']:.0f} prompt tokens per answer; tokens estimated as characters/4)")
         return 0
     bar.close()
+    from rt4chart.data.records import write_text
+
+    out = sys.stderr if args.output == "-" else sys.stdout  # '-o -': the predictions own standard output
     if args.output:
-        Path(args.output).write_text("\n".join(json.dumps(p, ensure_ascii=False) for p in result.predictions) + "\n",
-                                     encoding="utf-8")
+        write_text(args.output, "\n".join(json.dumps(p, ensure_ascii=False) for p in result.predictions) + "\n")
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2))
+        print(json.dumps(result.as_dict(), indent=2), file=out)
     else:
         if result.scored < result.answers:
             print(f"scored over the {result.scored} verified answers of {result.answers}: {result.unverified} "
-                  f"unverified and {len(result.errors)} failed answers are not scored")
+                  f"unverified and {len(result.errors)} failed answers are not scored", file=out)
         if result.refused:
             print(f"rt4chart: no score: {result.refused}", file=sys.stderr)
         for name, s in result.scores.items():
-            print(format_scores(name, s))
+            print(format_scores(name, s), file=out)
         d = result.as_dict()
         print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s); "
               f"judge calls/answer {d['judge_calls_per_answer']:.2f} (plan {d['planned_calls_per_answer']:.2f}); "
               f"tokens/answer "
-              f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion")
+              f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion", file=out)
         for e in result.errors[:10]:
             print(f"error: {e}", file=sys.stderr)
     return 1 if result.errors or result.refused else 0
@@ -297,11 +298,14 @@ def cmd_insights(args) -> int:
     if rounds is not None:
         print(f"rt4chart: the parallel phase took {rounds.rounds} provider rounds; this process submitted "
               f"{rounds.requests_submitted} requests in {rounds.submissions} provider batches", file=sys.stderr)
+    from rt4chart.data.records import write_text
+
     if args.output:
-        Path(args.output).write_text(report.model_dump_json(indent=2), encoding="utf-8")
+        write_text(args.output, report.model_dump_json(indent=2) + "\n")
     if args.markdown:
-        Path(args.markdown).write_text(report.to_markdown(), encoding="utf-8")
-    print(report.to_markdown())
+        write_text(args.markdown, report.to_markdown())
+    if "-" not in (args.output, args.markdown):  # else standard output holds the file asked for
+        print(report.to_markdown())
     return 1 if report.failures and not report.items else 0
 
 

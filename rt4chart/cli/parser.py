@@ -153,8 +153,8 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
 
     p = sub.add_parser("insights", help="action items for the RAG team from an audited file (needs an LLM judge)")
     p.add_argument("input", help="output of rt4chart predict/batch (JSONL)")
-    p.add_argument("-o", "--output", help="write the insights as JSON")
-    p.add_argument("--markdown", help="write the insights as Markdown")
+    p.add_argument("-o", "--output", help="write the insights as JSON ('-': standard output, instead of the Markdown)")
+    p.add_argument("--markdown", help="write the insights as Markdown ('-': standard output)")
     p.add_argument("--warmup", type=int, default=10, help="rows of the sequential warm-up (most issues first)")
     p.add_argument("--patience", type=int, default=3, help="stop the warm-up after this many stable steps")
     p.add_argument("--workers", type=int, default=4, help="concurrent calls in the parallel phase")
@@ -180,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:  # long: one flat list of command
     p.add_argument("--spans-col", default="spans", metavar="COLUMN", help="gold spans column, JSON (default: spans)")
     p.add_argument("--strict", action="store_true", help="strict gold (FaithBench)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.add_argument("-o", "--output", help="also write the predictions JSONL here")
+    p.add_argument("-o", "--output", help="also write the predictions JSONL here ('-': standard output; the scores "
+                                          "then go to standard error)")
     p.add_argument("--limit", type=int, help="only N records (a seeded sample with --sample-seed)")
     p.add_argument("--sample-seed", type=int)
     p.add_argument("--quiet", action="store_true")
