@@ -46,7 +46,8 @@ class BatchServer(LoopbackServer):
                  expire_after: Optional[int] = None, create_429: int = 0,
                  error_status: Optional[dict[str, int]] = None, garble: frozenset = frozenset(),
                  upload_status: Optional[list[int]] = None, create_status: Optional[list[int]] = None,
-                 lost_files: int = 0):
+                 lost_files: int = 0, fail_batches: bool = False):
+        self.fail_batches = fail_batches  # every batch ends 'failed' (as a provider that rejects the input file)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, dict] = {}
         self.lines_received: Counter = Counter()   # custom_id -> how many times it was sent in a batch
@@ -176,6 +177,10 @@ class BatchServer(LoopbackServer):
         batch = self.batches[batch_id]
         if batch["status"] == "cancelling":  # as OpenAI's: the requests that ran are in the output file
             self._finish(batch, cancelled=True)
+        elif batch["status"] == "validating" and self.fail_batches:
+            batch["status"] = "failed"
+            batch["errors"] = {"object": "list", "data": [{"code": "invalid_request", "line": 1,
+                                                           "message": "This model is not supported by the Batch API."}]}
         elif batch["status"] in STEPS[:-1]:
             batch["status"] = STEPS[STEPS.index(batch["status"]) + 1]
             if batch["status"] == "completed":

@@ -441,3 +441,17 @@ def test_a_kill_between_create_and_its_reply_never_submits_the_round_twice(tmp_p
         assert summary.rows == 6
         assert max(server.lines_received.values()) == 1  # the orphan was found by its label and collected
         assert server.stats["batches"] == 3 and server.stats["lists"] >= 1
+
+
+def test_a_provider_that_fails_every_batch_is_not_resubmitted_and_every_row_says_why(tmp_path):
+    source = logs(tmp_path / "in.jsonl", 6)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer(fail_batches=True) as server:
+        summary, report = rounds(source, tmp_path / "out.jsonl", server.url, store)
+        again = rounds(source, tmp_path / "again.jsonl", server.url, store)[1]  # the same command: nothing resent
+    lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
+    assert server.stats["batches"] == 1 and report.submissions == 1 and again.submissions == 0
+    assert len(lines) == 6 and all(x["status"] == "unverified" for x in lines)  # never a verdict
+    for line in lines:  # the provider's words, and what was (not) done about them
+        said = json.dumps(line)
+        assert "not supported by the Batch API" in said and ("not resubmitted" in said or "not sent" in said), said

@@ -13,6 +13,7 @@ from rt4chart.core.errors import JudgeConfigError
 from rt4chart.judges.llm.client import server_message
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
+FAILED_BATCH = 422  # the status a request of a batch the provider failed is answered with: not retried
 
 
 @dataclass
@@ -143,8 +144,13 @@ class OpenAIBatchAPI:
                     found[custom_id] = outcome
         errors = getattr(getattr(batch, "errors", None), "data", None) or []
         why = "; ".join([str(getattr(e, "message", e)) for e in errors] + lost)[:300]
-        missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} with no "
-                                                   f"answer to this request" + (f" ({why})" if why else ""))
+        if batch.status == "failed":  # the provider refused the batch as sent: the same lines would fail again
+            missing = Outcome(status_code=FAILED_BATCH, message=f"the provider failed batch {handle} without "
+                                                                f"answering it" + (f" ({why})" if why else "")
+                                                                + "; not resubmitted, as it would fail again")
+        else:  # expired, cancelled, a lost file: asked again in the next round
+            missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} with no "
+                                                       f"answer to this request" + (f" ({why})" if why else ""))
         return [(cid, found.get(cid, missing)) for cid in custom_ids]
 
 

@@ -12,9 +12,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable, Optional, TypeVar
 
-from rt4chart.batch.provider.deferred import DeferredSDK, Outcome, ReplyPending
+from rt4chart.batch.provider.deferred import DeferredSDK, Outcome, Outcomes, ReplyPending
 from rt4chart.batch.provider.lines import split
-from rt4chart.batch.provider.providers import Progress, wait_for
+from rt4chart.batch.provider.providers import FAILED_BATCH, Progress, wait_for
 from rt4chart.batch.provider.state import RoundState
 from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
@@ -25,6 +25,17 @@ from rt4chart.judges.base import Judge, Judgement
 MAX_ROUNDS = 50  # a bound far above any plan (decomposition + windows + global + reflection + repairs)
 CANCELLED = Outcome(status_code=499, message="the batch was cancelled before the provider answered this request "
                                              "(rt4chart runs cancel, or Cancel on the app's Runs page)")
+
+
+def refusal_of(outcomes: Outcomes) -> Optional[Outcome]:
+    """When the provider failed a batch of this run (it refused the batch as sent, e.g. a model its batch
+    interface does not serve), the answer every later request gets instead of being sent; else None."""
+    for answers in outcomes.by_id.values():
+        for outcome in answers:
+            if outcome.status_code == FAILED_BATCH:
+                return Outcome(status_code=FAILED_BATCH, message="not sent: " + outcome.message.split("; not resubmitted")[0]
+                               + "; fix that and start the run again under another --run-name")
+    return None
 
 
 class _RowWaits(BaseException):
@@ -133,6 +144,11 @@ def in_rounds(count: int, attempt: Callable[[int], "T | dict[str, dict]"], sdk: 
         if cancelled():  # answered here, in the store like a provider's answers: a rerun reads the same
             report.cancelled = True
             state.answered_here(sorted(waiting), CANCELLED)
+            sdk.outcomes = state.outcomes()
+            continue
+        refused = refusal_of(sdk.outcomes)
+        if refused is not None:  # the provider failed a batch of this run: the next one would fail alike
+            state.answered_here(sorted(waiting), refused)
             sdk.outcomes = state.outcomes()
             continue
         round_no = state.rounds_done() + 1
