@@ -455,3 +455,40 @@ def test_a_provider_that_fails_every_batch_is_not_resubmitted_and_every_row_says
     for line in lines:  # the provider's words, and what was (not) done about them
         said = json.dumps(line)
         assert "not supported by the Batch API" in said and ("not resubmitted" in said or "not sent" in said), said
+
+
+def test_a_second_process_on_the_same_batch_is_refused_naming_the_holder_and_a_dead_holder_is_taken_over(tmp_path):
+    import os
+    import socket
+    import subprocess
+    import sys
+    from datetime import datetime, timezone
+
+    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.core.errors import InputError
+    from rt4chart.store.schema import provider_leases
+
+    source = logs(tmp_path / "in.jsonl", 4)
+    store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    with BatchServer() as server:
+        rounds(source, tmp_path / "out.jsonl", server.url, store)
+        key = JobBook(store).all()[0].key
+        batches = server.stats["batches"]
+
+        def held_by(pid: int) -> None:
+            with store.engine.begin() as conn:
+                conn.execute(provider_leases.delete())
+                conn.execute(provider_leases.insert().values(batch_key=key, owner="the-other-process", pid=pid,
+                                                             host=socket.gethostname(),
+                                                             heartbeat=datetime.now(timezone.utc)))
+
+        held_by(os.getppid())  # a live process holds the batch
+        with pytest.raises(InputError, match=f"already running in process {os.getppid()}"):
+            rounds(source, tmp_path / "twice.jsonl", server.url, store)
+        assert server.stats["batches"] == batches and not (tmp_path / "twice.jsonl").exists()
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+        held_by(int(gone.stdout))  # its holder has ended: the lease is taken over
+        summary, _ = rounds(source, tmp_path / "again.jsonl", server.url, store)
+        assert summary.rows == 4 and server.stats["batches"] == batches  # the replies in the store: nothing paid twice
+    with store.engine.connect() as conn:
+        assert conn.execute(provider_leases.select()).first() is None  # given back at the end

@@ -139,7 +139,16 @@ provider_jobs = Table(
     Column("updated", DateTime(timezone=True), nullable=False),
 )
 
-SCHEMA_VERSION = 3
+provider_leases = Table(  # which process drives a provider batch now (one at a time: no round is paid twice)
+    "provider_leases", metadata,
+    Column("batch_key", String(64), primary_key=True),
+    Column("owner", String(64), nullable=False),                     # unique per process run
+    Column("host", LosslessText, nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("heartbeat", DateTime(timezone=True), nullable=False),
+)
+
+SCHEMA_VERSION = 4
 
 
 def _create_v1(conn: Connection) -> None:
@@ -154,8 +163,12 @@ def _provider_jobs_v3(conn: Connection) -> None:
     metadata.create_all(conn, tables=[provider_jobs])
 
 
+def _provider_leases_v4(conn: Connection) -> None:
+    metadata.create_all(conn, tables=[provider_leases])
+
+
 MIGRATIONS: list[tuple[int, Callable[[Connection], None]]] = [(1, _create_v1), (2, _provider_rounds_v2),
-                                                              (3, _provider_jobs_v3)]
+                                                              (3, _provider_jobs_v3), (4, _provider_leases_v4)]
 
 
 def current_version(conn: Connection) -> int:

@@ -22,6 +22,7 @@ from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
 from rt4chart.judges.llm.judge import OpenAIJudge
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
+from rt4chart.store.leases import BatchLease
 from rt4chart.store.rows import pack
 
 VIA = ("batch-api", "batch-file")
@@ -90,6 +91,20 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
 
     rounds_store = spec.store if spec.store is not None else Store(f"sqlite:///{Path(output_path).resolve()}.rounds.sqlite3")
     state = RoundState(rounds_store, fingerprint, via)
+    lease = BatchLease(rounds_store, fingerprint)  # one process drives a batch: a second one is refused, not paid
+    lease.take()
+    try:
+        return _rounds_held(records, input_path, output_path, spec, via, digest, fingerprint, rounds_store, state, lease,
+                            provider, batch_dir, sleep, on_progress, poll_every_s, command, started)
+    finally:
+        lease.release()
+
+
+def _rounds_held(records, input_path: str, output_path: str, spec: RunSpec, via: str, digest: str, fingerprint: str,
+                 rounds_store, state: RoundState, lease: BatchLease, provider, batch_dir: Optional[str],
+                 sleep: Callable[[float], None], on_progress: Optional[Callable[[int, Progress], None]],
+                 poll_every_s: float, command: Sequence[str], started: float) -> tuple[BatchSummary, RoundsReport]:
+    """run_in_rounds, while this process holds the batch's lease."""
     jobs = JobBook(rounds_store)
     jobs.started(fingerprint, via, input_path, output_path, os.getcwd(), command)
     provider = provider or provider_for(via, spec.judge, output_path, batch_dir, sleep)
@@ -97,6 +112,7 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
     planned = 3 + (spec.config.max_rounds if spec.config.reflect else 0)  # decompositions, windows, global, reflection
 
     def progressed(round_no: int, progress: Progress) -> None:
+        lease.renew()
         jobs.progressed(fingerprint, round_no, progress.status, progress.done, progress.failed, progress.total,
                         planned)
         if on_progress is not None:
