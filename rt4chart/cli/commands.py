@@ -290,11 +290,15 @@ def cmd_insights(args) -> int:
 
     judge, _config = _build(args)
     rows = rows_from_predictions(iter_rows(args.input))
-    parallel, rounds = None, None
+    parallel, rounds, lease = None, None, None
     if args.via != "sync":
-        parallel, rounds = _insights_in_rounds(args, judge)
-    report = build_insights(rows, client_of(judge), warmup=args.warmup, patience=args.patience,
-                            workers=args.workers, parallel=parallel)
+        parallel, rounds, lease = _insights_in_rounds(args, judge)
+    try:
+        report = build_insights(rows, client_of(judge), warmup=args.warmup, patience=args.patience,
+                                workers=args.workers, parallel=parallel)
+    finally:
+        if lease is not None:
+            lease.release()
     if rounds is not None:
         print(f"rt4chart: the parallel phase took {rounds.rounds} provider rounds; this process submitted "
               f"{rounds.requests_submitted} requests in {rounds.submissions} provider batches", file=sys.stderr)
@@ -318,6 +322,7 @@ def _insights_in_rounds(args, judge):
     from rt4chart.insights.engine import client_of
     from rt4chart.insights.in_rounds import checks_in_rounds
     from rt4chart.store import Store
+    from rt4chart.store.leases import BatchLease
 
     client = client_of(judge)
     if not hasattr(client, "answered_by"):
@@ -326,14 +331,18 @@ def _insights_in_rounds(args, judge):
                                                      "warmup": args.warmup, "patience": args.patience})
     provider = provider_for(args.via, judge, args.output or f"{args.input}.insights", args.batch_dir, time.sleep)
     rounds = RoundsReport()
+    store = Store()
+    lease = BatchLease(store, key)  # one process drives these rounds: a second one is refused, not paid twice
+    lease.take()
 
     def told(round_no: int, progress) -> None:
+        lease.renew()
         if not args.quiet:
             print(f"rt4chart: insights round {round_no}: {progress.status}, {progress.done} of "
                   f"{progress.total or '?'} requests done", file=sys.stderr)
 
-    return checks_in_rounds(client, provider, RoundState(Store(), key, args.via), args.poll_every,
-                            on_progress=told, report=rounds), rounds
+    return checks_in_rounds(client, provider, RoundState(store, key, args.via), args.poll_every,
+                            on_progress=told, report=rounds), rounds, lease
 
 
 def cmd_cache(args) -> int:
