@@ -215,6 +215,7 @@ def test_the_model_judges_read_with_the_threads_asked_for_and_refuse_a_negative_
     assert "--threads must be 0" in capsys.readouterr().err
 
 
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_bench_streams_its_predictions_to_standard_output_and_the_scores_to_standard_error(gold_file, tmp_path):
     result = subprocess.run([sys.executable, "-m", "rt4chart", "bench", str(gold_file), "-o", "-", "--quiet"],
                             capture_output=True, text=True, cwd=tmp_path,
