@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from app_pages import state
+from app_pages import checkpoints, state
 from rt4chart.core.config import settings_problem
 from rt4chart.core.rows import Record
 from rt4chart.core.types import AuditReport
@@ -99,7 +99,16 @@ def judge_sidebar() -> None:
                  help="hybrid: the offline judge's exact checks (figures, dates, citations) plus a model that reads "
                       "meaning. model: the model alone. offline: word matching, deterministic, no model. openai: "
                       "any OpenAI-compatible endpoint.")
-        if s["judge"] in ("model", "hybrid"):
+        if s["judge"] in ("model", "hybrid") and checkpoints.served_to_network():
+            choices = ["", *checkpoints.listed()]
+            if s.get("checkpoint") not in choices or st.session_state.get("w.checkpoint", "") not in choices:
+                s["checkpoint"] = ""  # a folder typed while served on loopback is not offered here
+                st.session_state.pop("w.checkpoint", None)
+            st.selectbox("Checkpoint", choices, **state.bind("checkpoint"),
+                         format_func=lambda c: c or "the verifier shipped with rt4chart",
+                         help="Served to the network, the app opens only the shipped verifier and the folders "
+                              "listed in RT4CHART_MODELS by whoever runs it.")
+        elif s["judge"] in ("model", "hybrid"):
             st.text_input("Checkpoint", placeholder="the verifier shipped with rt4chart", **state.bind("checkpoint"),
                           help="A checkpoint folder (NLI classifier, claim checker or token classifier) or a "
                                "Hugging Face id already in the local cache; nothing is downloaded.")
@@ -176,7 +185,7 @@ def current_judge():
                           max_attempts=int(s["max_attempts"]), context_tokens=int(s["context_tokens"]) or None,
                           key_hint="the API key field in the sidebar")
     if s["judge"] in ("model", "hybrid"):
-        return model_judge(s["judge"], s.get("checkpoint") or None)
+        return model_judge(s["judge"], checkpoints.allowed(s.get("checkpoint") or None))
     return make_judge("offline")
 
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Set up the app (once) and serve it on http://127.0.0.1:8501 (offline judge by default).
+# Set up the app (once) and serve it on http://127.0.0.1:8501 (the hybrid judge by default, as docs/benchmarks.md measures it best).
 #   RT4CHART_PORT=8600    another port (the app refuses to start when the port is taken)
-#   RT4CHART_ADDRESS=0.0.0.0  serve to the network (a demo); anyone who reaches it can use your judge settings
+#   RT4CHART_ADDRESS=0.0.0.0  serve to the network (a demo); anyone who reaches it can use your judge settings;
+#                            the Checkpoint field then offers only the shipped verifier and RT4CHART_MODELS
+#   RT4CHART_MODELS=/srv/a:/srv/b  the checkpoint folders a network-served app may open
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
