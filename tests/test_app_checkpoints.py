@@ -41,3 +41,12 @@ def test_the_app_served_to_the_network_offers_a_choice_not_a_free_text_field(mon
     assert not [t for t in at.sidebar.text_input if t.label == "Checkpoint"]
     box = next(b for b in at.sidebar.selectbox if b.label == "Checkpoint")
     assert box.options == ["the verifier shipped with rt4chart", "/srv/models/a"]
+
+
+def test_the_app_on_loopback_keeps_the_free_text_checkpoint_field(monkeypatch):
+    from tests.test_app import app
+
+    monkeypatch.setenv("RT4CHART_ADDRESS", "127.0.0.1")
+    at = app()
+    at.sidebar.radio(key="w.judge").set_value("hybrid").run()
+    assert [t for t in at.sidebar.text_input if t.label == "Checkpoint"]
