@@ -105,3 +105,16 @@ def test_the_cli_says_one_line_and_exits_2(folder, tmp_path):
                           env={**os.environ, "RT4CHART_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "config.json is not JSON" in done.stderr
+
+
+def test_an_old_torch_is_never_asked_to_unpickle_a_pytorch_model_bin(tmp_path, monkeypatch):
+    import torch
+
+    from rt4chart.judges.model import checkpoint
+
+    (tmp_path / "config.json").write_text('{"model_type": "bert", "id2label": {"0": "entailment"}}')
+    (tmp_path / "pytorch_model.bin").write_bytes(b"\x80\x04not really a pickle")
+    monkeypatch.setattr(torch, "__version__", "2.5.1+cpu")
+    with pytest.raises(JudgeConfigError, match="install torch>=2.6"):
+        checkpoint._TorchBackend(tmp_path, "nli", 1)
+    assert checkpoint._version("2.13.0+cpu") == (2, 13) and checkpoint._pickled_only(tmp_path)

@@ -189,6 +189,16 @@ class _OnnxBackend:
         return self.session.run(None, feed)[0]
 
 
+def _pickled_only(folder: Path) -> bool:
+    return (folder / "pytorch_model.bin").exists() and not any(folder.glob("*.safetensors"))
+
+
+def _version(text: str) -> tuple[int, int]:
+    """(major, minor) of a version string such as '2.13.0+cpu'."""
+    parts = [int("".join(c for c in p if c.isdigit()) or 0) for p in text.split(".")[:2]]
+    return (parts + [0, 0])[0], (parts + [0, 0])[1]
+
+
 class _TorchBackend:
     def __init__(self, folder: Path, kind: str, threads: int):
         try:
@@ -197,6 +207,10 @@ class _TorchBackend:
         except ImportError:
             raise MissingDependencyError(f"this checkpoint has no ONNX graph, so it runs through transformers: "
                                          f"{MODELS_EXTRA}") from None
+        if _pickled_only(folder) and _version(torch.__version__) < (2, 6):
+            raise JudgeConfigError(f"{folder}: its weights are a pickled pytorch_model.bin and torch "
+                                   f"{torch.__version__} would unpickle it (code could run); install torch>=2.6, "
+                                   "which reads weights only, or give the checkpoint as model.safetensors")
         torch.set_num_threads(threads)
         self.torch = torch
         auto = (transformers.AutoModelForTokenClassification if kind == "tokens"
