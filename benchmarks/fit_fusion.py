@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from rt4chart.auditing.scores import aggregate, logit  # noqa: E402
-from rt4chart.judges.fusion.signals import features as _features_fn  # noqa: E402,F401  (the features' one source)
+from rt4chart.judges.fusion.learned import LearnedFusion, shifted  # noqa: E402
 
 CV_FILE = "ragtruth"
 TRAIN_FILES = ("xsum_spans", "halueval_qa_train")
@@ -78,22 +78,20 @@ class Fit:
         model = LogisticRegression(C=self.c, max_iter=2000)
         model.fit((x - self.mean) / self.scale, y, sample_weight=w)
         self.coef, self.intercept = model.coef_[0], float(model.intercept_[0])
+        self.fusion = LearnedFusion(features=tuple(self.names), mean=tuple(map(float, self.mean)),
+                                    scale=tuple(map(float, self.scale)), coef=tuple(map(float, self.coef)),
+                                    intercept=self.intercept, threshold=0.5, answer_calibration=(1.0, 0.0), digest="")
         return self
 
     def p(self, x: dict) -> float:
-        z = self.intercept + sum(c * (x[n] - m) / s for n, m, s, c in zip(self.names, self.mean, self.scale, self.coef))
-        return 1.0 / (1.0 + math.exp(-max(-40, min(40, z))))
-
-
-def raw(p: float, t: float) -> float:
-    p = min(max(p, 1e-9), 1 - 1e-9)
-    return 1.0 / (1.0 + math.exp(-(math.log(p / (1 - p)) - math.log(t / (1 - t)))))
+        """P(hallucinated) exactly as the judge computes it from the file this fit writes."""
+        return self.fusion.probability(x)
 
 
 def answer_scores(rows: list[dict], fit: Fit, t: float) -> list[float]:
     out = []
     for row in rows:
-        scores = [raw(fit.p(c["x"]), t) if c["x"] is not None else c["fixed"] for c in row["claims"]]
+        scores = [shifted(fit.p(c["x"]), t) if c["x"] is not None else c["fixed"] for c in row["claims"]]
         out.append(aggregate([s for s in scores if s is not None]))
     return out
 

@@ -14,6 +14,7 @@ from rt4chart.judges.llm.client import server_message
 
 TERMINAL = ("completed", "failed", "expired", "cancelled")
 FAILED_BATCH = 422  # the status a request of a batch the provider failed is answered with: not retried
+NOT_RESUBMITTED = "; not resubmitted, as it would fail again"
 
 
 @dataclass
@@ -147,7 +148,7 @@ class OpenAIBatchAPI:
         if batch.status == "failed":  # the provider refused the batch as sent: the same lines would fail again
             missing = Outcome(status_code=FAILED_BATCH, message=f"the provider failed batch {handle} without "
                                                                 f"answering it" + (f" ({why})" if why else "")
-                                                                + "; not resubmitted, as it would fail again")
+                                                                + NOT_RESUBMITTED)
         else:  # expired, cancelled, a lost file: asked again in the next round
             missing = Outcome(status_code=503, message=f"the provider's batch {handle} ended {batch.status} with no "
                                                        f"answer to this request" + (f" ({why})" if why else ""))

@@ -14,7 +14,7 @@ from typing import Callable, Optional, TypeVar
 
 from rt4chart.batch.provider.deferred import DeferredSDK, Outcome, Outcomes, ReplyPending
 from rt4chart.batch.provider.lines import split
-from rt4chart.batch.provider.providers import FAILED_BATCH, Progress, wait_for
+from rt4chart.batch.provider.providers import FAILED_BATCH, NOT_RESUBMITTED, Progress, wait_for
 from rt4chart.batch.provider.state import RoundState
 from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
@@ -33,8 +33,9 @@ def refusal_of(outcomes: Outcomes) -> Optional[Outcome]:
     for answers in outcomes.by_id.values():
         for outcome in answers:
             if outcome.status_code == FAILED_BATCH:
-                return Outcome(status_code=FAILED_BATCH, message="not sent: " + outcome.message.split("; not resubmitted")[0]
-                               + "; fix that and start the run again under another --run-name")
+                return Outcome(status_code=FAILED_BATCH, message="not sent: " + outcome.message.removesuffix(NOT_RESUBMITTED)
+                               + "; these rows stay unverified in this batch: fix the cause and run again with the "
+                                 "settings it needs (e.g. another --model), or with --via sync")
     return None
 
 

@@ -66,16 +66,24 @@ class LearnedFusion:
                 for f, v, m, s, c in zip(self.features, values, self.mean, self.scale, self.coef)]
 
     def probability(self, x: dict[str, float]) -> float:
-        """P(hallucinated) of a claim with features `x`."""
-        z = self.intercept + sum(c.logit for c in self.contributions(x))
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        """P(hallucinated) of a claim with features `x` (the sum `contributions` itemises)."""
+        z = self.intercept + sum(c * (value_of(f, x) - m) / s
+                                 for f, m, s, c in zip(self.features, self.mean, self.scale, self.coef))
+        return _sigmoid(z)
 
     def raw_score(self, p: float) -> float:
         """The pipeline's claim score: 0.5 exactly on the threshold, monotone in p."""
-        p = min(max(p, 1e-9), 1 - 1e-9)
-        t = self.threshold
-        z = math.log(p / (1 - p)) - math.log(t / (1 - t))
-        return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+        return shifted(p, self.threshold)
+
+
+def _sigmoid(z: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
+
+
+def shifted(p: float, threshold: float) -> float:
+    """`p` moved so that `threshold` lands on 0.5 (a logit shift), the boundary of the pipeline's claim scores."""
+    p = min(max(p, 1e-9), 1 - 1e-9)
+    return _sigmoid(math.log(p / (1 - p)) - math.log(threshold / (1 - threshold)))
 
 
 def value_of(feature: str, x: dict[str, float]) -> float:

@@ -194,9 +194,11 @@ def _pickled_only(folder: Path) -> bool:
 
 
 def _version(text: str) -> tuple[int, int]:
-    """(major, minor) of a version string such as '2.13.0+cpu'."""
-    parts = [int("".join(c for c in p if c.isdigit()) or 0) for p in text.split(".")[:2]]
-    return (parts + [0, 0])[0], (parts + [0, 0])[1]
+    """(major, minor) of a version string such as '2.13.0+cpu' (packaging comes with transformers)."""
+    from packaging.version import Version
+
+    release = Version(text).release + (0, 0)
+    return release[0], release[1]
 
 
 class _TorchBackend:

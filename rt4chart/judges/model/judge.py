@@ -308,7 +308,7 @@ class HybridJudge(ModelJudge):
     @property
     def learned(self) -> bool:
         """The learned fusion decides every claim (proofs are among its features, not verdicts)."""
-        return self.config.fusion != "fixed"
+        return self.fusion is not None
 
     def score_calibration(self) -> tuple[float, float]:
         return self.fusion.answer_calibration if self.fusion is not None else super().score_calibration()
@@ -361,12 +361,13 @@ class HybridJudge(ModelJudge):
         rest = [c for c in claims if (self.learned or c.id not in proved) and c.id not in decided]
         read = super().verify_window(rest, window, audit, usage) if rest else {}
         decided.update(cid for cid, j in read.items() if j.verdict is Verdict.ENTAILED)
-        best = self._window_readings(audit)
-        for cid, j in read.items():
-            if not isinstance(j, ModelJudgement):
-                continue
-            entail, contra, piece = best.get(cid, (0.0, 0.0, []))
-            best[cid] = (j.entail, max(contra, j.contra), j.piece) if j.entail > entail else (entail, max(contra, j.contra), piece)
+        if self.learned:  # the fusion's window readings (the fixed fusion reads only the global step's)
+            best = self._window_readings(audit)
+            for cid, j in read.items():
+                if not isinstance(j, ModelJudgement):
+                    continue
+                entail, contra, piece = best.get(cid, (0.0, 0.0, []))
+                best[cid] = (j.entail, max(contra, j.contra), j.piece) if j.entail > entail else (entail, max(contra, j.contra), piece)
         return {**read, **proved}
 
     def _window_readings(self, audit: AuditInput) -> dict[int, tuple[float, float, list[int]]]:

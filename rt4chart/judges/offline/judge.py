@@ -168,8 +168,7 @@ class OfflineJudge(Judge):
 
         contradiction = self._contradiction(content, tokens, evidence, index, scope_numbers, audit.answer, mine)
         if contradiction is not None:
-            sentence_id, reason, spans = contradiction
-            rule = "antonym" if "opposite" in reason else "negation" if "negation" in reason else "figure"
+            sentence_id, rule, reason, spans = contradiction
             return Judgement(Verdict.CONTRADICTED, contradicting=[sentence_id], rationale=reason,
                              unsupported=spans, rule=rule, signals={"content_words": float(len(content))}), 2.0
 
@@ -268,8 +267,9 @@ class OfflineJudge(Judge):
 
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                        scope_numbers: set[str], answer_text: str,
-                       mine: list[Measure]) -> Optional[tuple[int, str, list[Span]]]:
-        """A closely matching evidence sentence that disagrees on a number, negation or antonym."""
+                       mine: list[Measure]) -> Optional[tuple[int, str, str, list[Span]]]:
+        """A closely matching evidence sentence that disagrees on a number, negation or antonym: the sentence,
+        the rule ("antonym", "figure", "negation"), the reason in words and the claim's spans."""
         claim_stems = {t.stem for t in content if t.number is None} or {t.stem for t in content}
         claim_clauses = clauses(tokens, answer_text)
         if len(claim_clauses) > 1:
@@ -282,7 +282,7 @@ class OfflineJudge(Judge):
                 continue  # an antonym counts as matching its opposite: 'sales fell' matches 'sales rose'
             antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id])
             if antonym is not None and self.config.check_antonyms:
-                return sentence_id, f"'{antonym.text}' is the opposite of what the evidence says", [
+                return sentence_id, "antonym", f"'{antonym.text}' is the opposite of what the evidence says", [
                     Span(start=antonym.start, end=antonym.end)]
             if overlap < self.config.contradiction_overlap:
                 continue
@@ -293,7 +293,7 @@ class OfflineJudge(Judge):
                 same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
-                return (sentence_id, f"the context gives a different figure than '{numbers[0].text}'",
+                return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
             if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words
                     and self._negation_flipped(claim_clauses, index, sentence_id)):
@@ -301,7 +301,7 @@ class OfflineJudge(Judge):
                 # the negation word where the claim has one; else the whole claim asserts the opposite
                 spans = ([Span(start=t.start, end=t.end) for t in negs]
                          or [Span(start=tokens[0].start, end=tokens[-1].end)])
-                return sentence_id, "the claim flips the negation of the evidence", spans
+                return sentence_id, "negation", "the claim flips the negation of the evidence", spans
         return None
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
