@@ -58,7 +58,6 @@ def record(judge: RecordingFusion, gold: dict, name: str) -> dict:
     judge.recorded = {}
     meta = gold.get("meta") or {}
     report = audit(gold["context"], gold["answer"], meta.get("question"), judge=judge)
-    real = [r for r in report.claims if r.claim.id in judge.recorded]
     claims = []
     for result in report.claims:
         spans = [(s.start, s.end) for s in result.claim.spans]
@@ -67,7 +66,7 @@ def record(judge: RecordingFusion, gold: dict, name: str) -> dict:
         elif not gold["hallucinated"]:
             label = False
         else:
-            label = True if len(real) == 1 and result in real else None
+            label = True if len(judge.recorded) == 1 and result.claim.id in judge.recorded else None
         x = judge.recorded.get(result.claim.id)
         claims.append({"x": x, "fixed": None if x is not None else result.score, "label": label, "spans": spans})
     group = meta.get("source_id") or meta.get("cv_group") or meta.get("context_sha1") or gold["id"]
