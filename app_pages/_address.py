@@ -10,8 +10,7 @@ from pydantic import ValidationError
 
 from app_pages import state
 from rt4chart.core.config import AuditConfig
-
-JUDGES = ("hybrid", "model", "offline", "openai")
+from rt4chart.judges.registry import judge_names
 
 
 def _flag(text: str) -> bool:
@@ -21,7 +20,7 @@ def _flag(text: str) -> bool:
 
 
 def _judge(text: str) -> str:
-    if text not in JUDGES:
+    if text not in judge_names():
         raise ValueError(text)
     return text
 

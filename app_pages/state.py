@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 from rt4chart.core.config import AuditConfig
+from rt4chart.judges.registry import judge_names
 from rt4chart.reporting.printable import printable_row
 
 SETTINGS = "rt4.settings"
@@ -70,7 +71,7 @@ def adopt_run_settings(manifest: dict) -> None:
         s["custom_threshold"], s["threshold"] = True, float(audit["threshold"])
     else:
         s["custom_threshold"] = False
-    if manifest.get("judge") in ("offline", "model", "hybrid", "openai"):
+    if manifest.get("judge") in judge_names():
         s["judge"] = manifest["judge"]
     for name in list(s):
         st.session_state.pop(f"w.{name}", None)

@@ -13,7 +13,6 @@ them in the worker's memory only (never in a task's arguments, which Dask may lo
 """
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,6 +24,7 @@ from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import MissingDependencyError
 from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.judges.base import Judge
+from rt4chart.judges.spec import JudgeSpec
 
 try:  # the `dask` extra; without it the local engine still works and --engine dask says what is missing
     from distributed import WorkerPlugin as _WorkerPlugin
@@ -56,13 +56,8 @@ class SecretPlugin(_WorkerPlugin):
 
 
 @lru_cache(maxsize=8)
-def _worker_judge(name: str, options_json: str) -> Judge:
-    from rt4chart.judges.factory import make_judge
-
-    options = json.loads(options_json)
-    if name == "openai":
-        options["api_key"] = _SECRETS.get("api_key") or None
-    return make_judge(name, **options)
+def _worker_judge(spec: JudgeSpec) -> Judge:
+    return spec.build(_SECRETS)
 
 
 @lru_cache(maxsize=2)
@@ -76,8 +71,7 @@ def _worker_store(url: str):
 class Work:
     """What every partition task needs besides its rows: the judge, the settings, the stored run."""
 
-    judge_name: str
-    options_json: str
+    judge: JudgeSpec
     config_json: str
     roles: Optional[dict] = None   # for partitions the worker reads itself
     run_id: Optional[str] = None   # the stored run the worker writes its rows into
@@ -88,7 +82,7 @@ def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
     `part` is a `Partition` to read here, or the (position, record) pairs the driver read."""
     from rt4chart.store.rows import pack
 
-    judge = _worker_judge(work.judge_name, work.options_json)
+    judge = _worker_judge(work.judge)
     config = AuditConfig.model_validate_json(work.config_json)
     rows = read_partition(part, work.roles or {}) if isinstance(part, Partition) else part
     lines, codes, stored, first = [], [], [], None
@@ -102,12 +96,6 @@ def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
     if stored:
         _worker_store(_SECRETS["store_url"]).add_rows(work.run_id, stored)
     return first if first is not None else 0, "\n".join(lines).encode("utf-8", "surrogatepass"), "".join(codes)
-
-
-def api_key_of(judge: Judge) -> Optional[str]:
-    """The key the driver's judge uses (to hand to the workers' memory), if any."""
-    sdk_client = getattr(getattr(judge, "client", None), "_client", None)
-    return getattr(sdk_client, "api_key", None) or None
 
 
 # A batch submits its partitions in order and waits: the scheduler's periodic machinery (the 20 ms
@@ -142,8 +130,7 @@ def dask_lines(parts: Iterable, judge: Judge, config: AuditConfig, secrets: dict
                run_id: Optional[str] = None) -> Iterator[tuple[int, str, str, None]]:
     """(position, output line, status, None) for every row of `parts` (partitions, or lists of (position,
     record) pairs), in input order, computed on Dask workers."""
-    work = Work(judge.name, json.dumps(judge.rebuild_options(), sort_keys=True), config.model_dump_json(),
-                roles, run_id)
+    work = Work(JudgeSpec.of(judge), config.model_dump_json(), roles, run_id)
     client = connect(address, workers)
     try:
         if secrets:

@@ -3,7 +3,6 @@ the GIL, so threads would only contend): N processes, each auditing chunks of ro
 order, at most 2 x N chunks in flight. LLM judges keep threads (they wait on the network)."""
 from __future__ import annotations
 
-import json
 import multiprocessing
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -13,15 +12,14 @@ from typing import Iterable, Iterator, Optional
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
+from rt4chart.judges.spec import JudgeSpec
 
 CHUNK = 16
 
 
 @lru_cache(maxsize=4)
-def _judge(name: str, options_json: str) -> Judge:
-    from rt4chart.judges.factory import make_judge
-
-    return make_judge(name, **json.loads(options_json))
+def _judge(spec: JudgeSpec) -> Judge:
+    return spec.build()
 
 
 @lru_cache(maxsize=2)
@@ -31,13 +29,13 @@ def _cache(path: str):
     return MemoCache(path)
 
 
-def _audit_chunk(rows: list[tuple[int, Record]], name: str, options_json: str, config_json: str, keep: bool,
+def _audit_chunk(rows: list[tuple[int, Record]], spec: JudgeSpec, config_json: str, keep: bool,
                  cache_path: Optional[str]) -> list[tuple]:
     from rt4chart.batch.rows import audit_record
     from rt4chart.data.predictions import json_line, output_line, row_status
     from rt4chart.store.rows import pack
 
-    judge, config = _judge(name, options_json), AuditConfig.model_validate_json(config_json)
+    judge, config = _judge(spec), AuditConfig.model_validate_json(config_json)
     cache = _cache(cache_path) if cache_path else None
     out = []
     for position, record in rows:
@@ -49,14 +47,14 @@ def _audit_chunk(rows: list[tuple[int, Record]], name: str, options_json: str, c
 def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
                   keep: bool = False, cache_path: Optional[str] = None) -> Iterator[tuple]:
     """(position, line, status, stored row or None) per row, in input order, from `workers` processes."""
-    options_json = json.dumps(judge.rebuild_options(), sort_keys=True)
+    spec = JudgeSpec.of(judge)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending: deque = deque()
         chunk: list[tuple[int, Record]] = []
 
         def submit(items):
-            pending.append(pool.submit(_audit_chunk, items, judge.name, options_json, config.model_dump_json(),
+            pending.append(pool.submit(_audit_chunk, items, spec, config.model_dump_json(),
                                        keep, cache_path))
 
         for item in rows:

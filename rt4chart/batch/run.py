@@ -197,10 +197,11 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
 
         results: Iterator[tuple[int, str, str, Optional[StoredRow]]]
         if engine == "dask":  # the workers audit, and write the run store themselves
-            from rt4chart.batch.dask_engine import api_key_of, dask_lines
+            from rt4chart.batch.dask_engine import dask_lines
             from rt4chart.batch.ordered import chunks
+            from rt4chart.judges.spec import secrets_of
 
-            secrets = {"api_key": key} if (key := api_key_of(judge)) else {}
+            secrets = secrets_of(judge)
             if writer is not None:
                 secrets["store_url"] = writer.store.url
             parts: Iterable

@@ -7,7 +7,8 @@ from typing import Any, Callable
 
 from rt4chart.core import defaults
 from rt4chart.core.version import __version__
-from rt4chart.judges.names import JUDGES, RESPONSE_MODES
+from rt4chart.judges.names import RESPONSE_MODES
+from rt4chart.judges.registry import judge_names
 
 
 def handler(module: str, name: str) -> Callable[[argparse.Namespace], Any]:
@@ -25,7 +26,7 @@ def command(name: str) -> Callable[[argparse.Namespace], Any]:
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judge", default="offline", choices=JUDGES, help="verification backend (default: offline)")
+    p.add_argument("--judge", default="offline", choices=judge_names(), help="verification backend (default: offline)")
     p.add_argument("--model", help="openai judge: the model name (default: $RT4CHART_MODEL or gpt-4o-mini); model and "
                                   "hybrid judges: a checkpoint folder or a Hugging Face id in the local cache "
                                   "(default: the verifier shipped with rt4chart)")

@@ -107,6 +107,10 @@ class Judge(ABC):
         (used to ship the judge to Dask workers)."""
         raise NotImplementedError(f"the {self.name} judge cannot be rebuilt on another process")
 
+    def secret_options(self) -> dict[str, str]:
+        """Options `rebuild_options` leaves out because they are secrets (the API key); empty for most judges."""
+        return {}
+
 
 @dataclass
 class ReflectionStep:

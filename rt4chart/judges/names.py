@@ -1,5 +1,5 @@
-"""The names a user picks a judge and a structured-output mode by (light: the CLI's parser reads them)."""
+"""The structured-output modes a user picks by name (light: the CLI's parser reads them). The judges' names are
+the registry's (`rt4chart.judges.registry.judge_names`)."""
 from __future__ import annotations
 
-JUDGES = ("offline", "model", "hybrid", "openai")
 RESPONSE_MODES = ("json_schema", "json_object_schema", "json_object", "prompt")  # tried in this order

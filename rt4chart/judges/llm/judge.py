@@ -95,6 +95,10 @@ class OpenAIJudge(Judge):
                 "max_attempts": self.client.max_attempts, "use_cache": self.client.cache is not None,
                 "context_tokens": self.context_tokens}
 
+    def secret_options(self) -> dict[str, str]:
+        key = getattr(self.client, "api_key", None)
+        return {"api_key": key} if key else {}
+
     def prompt_hashes(self) -> dict[str, str]:
         return {n: prompts.prompt_hash(n) for n in ("system", "decompose", "verify_window", "verify_global",
                                                     "repair", "reflect")}

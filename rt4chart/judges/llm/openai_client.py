@@ -79,6 +79,11 @@ class OpenAIChatClient(ChatClient):
             client = openai.OpenAI(api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0)
         self._client = client
 
+    @property
+    def api_key(self) -> Optional[str]:
+        """The key this client sends (engines that rebuild the judge elsewhere pass it on; never logged)."""
+        return self._api_key
+
     def answered_by(self, sdk: Any) -> "OpenAIChatClient":
         """This client (model, endpoint, key, attempts, temperature, cache, response format) with its requests
         answered by `sdk` instead of sent, and no waits between retries (provider rounds replay replies)."""
