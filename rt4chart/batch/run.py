@@ -69,9 +69,10 @@ def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
 
 
 @contextmanager
-def _failed_on_bad_input(writer: RunWriter) -> Iterator[None]:
-    """The stored run is marked failed when the input proves bad during the run (edited, truncated, appended):
-    it can never be resumed, so it must not stay `running`. A kill leaves it running, to be resumed."""
+def _kept_on_the_way_out(writer: RunWriter) -> Iterator[None]:
+    """The stored run keeps what was audited when the run stops early. Input that proves bad during the run
+    (edited, truncated, appended) marks it failed: it can never be resumed, so it must not stay `running`. A
+    stop (a cancelled job, Ctrl-C) stores the rows audited so far and leaves it `running`, to be resumed."""
     try:
         yield
     except InputError:
@@ -80,6 +81,12 @@ def _failed_on_bad_input(writer: RunWriter) -> Iterator[None]:
             writer.store.mark_failed(writer.run.id)
         except StoreError:
             pass  # the store is failing too; the input's message is the one to give
+        raise
+    except BaseException:
+        try:
+            writer.flush()
+        except StoreError:
+            pass  # the journal redoes the rows the store lacks
         raise
 
 
@@ -126,6 +133,13 @@ class _Ordered:
                              "records; nothing was written (please report this)")
 
 
+def batch_fingerprint(input_path: str, spec: RunSpec, digest: Optional[str] = None) -> str:
+    """What makes two batches the same batch (a journal resumes it, a job is found again): the input's bytes,
+    the settings, the mapping and the delimiter."""
+    return run_fingerprint(digest or file_digest(input_path),
+                           {**spec.settings(), "mapping": spec.mapping, "delimiter": spec.delimiter})
+
+
 def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[AuditConfig] = None,
               journal_path: Optional[str] = None, resume: bool = True,
               progress: Optional[Callable[[int, int], None]] = None, **options) -> BatchSummary:
@@ -166,7 +180,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             stack.enter_context(exclusive_output(output_path))
         journal: Optional[Journal] = None
         digest = file_digest(input_path)  # checked again at the end: an input edited during the run is refused
-        fingerprint = run_fingerprint(digest, {**spec.settings(), "mapping": mapping, "delimiter": spec.delimiter})
+        fingerprint = batch_fingerprint(input_path, spec, digest)
         if journal_path:
             journal = Journal(journal_path, fingerprint)
             stack.callback(journal.close)
@@ -174,10 +188,10 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             journal.forget()
         done = journal.done_positions() if journal is not None else set()
         # a file without records is no run: its (empty) output is written, nothing is stored
-        writer = open_writer(spec, input_path, fingerprint, resume_run=journal.stored_run() if journal else None) \
+        writer = open_writer(spec, spec.source or input_path, fingerprint, resume_run=journal.stored_run() if journal else None) \
             if count else None
         if writer is not None:
-            stack.enter_context(_failed_on_bad_input(writer))
+            stack.enter_context(_kept_on_the_way_out(writer))
         if journal is not None and writer is not None:
             journal.remember_stored_run(writer.run.id)
         if store is not None and writer is not None:

@@ -31,6 +31,7 @@ class RunSpec:
     partition_rows: Optional[int] = None
     store: Optional["Store"] = None          # keep the run here
     run_name: Optional[str] = None
+    source: Optional[str] = None             # where the rows came from, as the run store shows it (else the input path)
 
     def __post_init__(self) -> None:
         if self.engine not in ENGINES:

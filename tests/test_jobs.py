@@ -1,0 +1,155 @@
+"""Batch audits as jobs (issue #38): a worker process outside the caller runs the engine, journal and run store
+of `rt4chart batch`; it survives its caller, can be cancelled and resumed, and never writes a secret down."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from rt4chart.batch import jobs
+from rt4chart.core.config import AuditConfig
+from rt4chart.data.records import records_from_rows, table_records, open_table
+from rt4chart.judges.spec import JudgeSpec
+from rt4chart.store import Store, default_url
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "rag_audit_sample.csv"
+MAPPING = {"context": "context", "answer": "answer", "question": "question", "id": "id"}
+pytestmark = pytest.mark.slow  # worker processes
+
+
+def sample_rows(copies: int = 1) -> list[dict]:
+    with open(SAMPLE, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return [{**r, "id": f"{r['id']}" if n == 0 else f"{r['id']}-{n}"} for n in range(copies) for r in rows]
+
+
+def new_job(root: Path, rows: list[dict], **options) -> jobs.JobRequest:
+    return jobs.create(root, rows, title="logs.csv", run_name="job run", judge=JudgeSpec.make("offline"),
+                       config=AuditConfig(), mapping=MAPPING, **options)
+
+
+def wait_for(root: Path, job_id: str, until, timeout_s: float = 240.0) -> jobs.JobState:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = jobs.state_of(root / job_id)
+        if state is not None and until(state):
+            return state
+        if state is not None and state.status in jobs.FINAL:
+            break  # ended without getting there
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} did not get there: {jobs.state_of(root / job_id)}; "
+                         f"log: {(root / job_id / 'log.txt').read_text(errors='replace')[-2000:]}")
+
+
+def test_the_rows_a_job_audits_are_the_records_the_page_read(tmp_path):
+    rows = sample_rows()
+    request = new_job(tmp_path, rows)
+    from_page = list(records_from_rows(rows, MAPPING, "logs.csv", columns=list(rows[0])))
+    from_job = list(table_records(open_table(str(tmp_path / request.id / "input.jsonl")), MAPPING))
+    assert [(r.id, r.context, r.answer, r.question, r.row) for r in from_job] == \
+        [(r.id, r.context, r.answer, r.question, r.row) for r in from_page]
+
+
+def test_a_job_runs_in_its_own_process_and_keeps_its_run(tmp_path):
+    rows = sample_rows()
+    request = new_job(tmp_path, rows)
+    jobs.launch(tmp_path / request.id)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert state.status == "done", state.message
+    assert (state.done, state.total) == (len(rows), len(rows))
+    lines = [json.loads(x) for x in (tmp_path / request.id / "output.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in lines] == [r["id"] for r in rows]  # rows in == rows out, same ids, same order
+    run = Store(default_url()).get_run(state.run_id)
+    assert (run.status, run.rows, run.name, run.source) == ("complete", len(rows), "job run", "logs.csv")
+    assert jobs.list_jobs(tmp_path)[0].request.id == request.id
+
+
+def test_a_killed_worker_is_interrupted_and_resumes_from_its_journal(tmp_path):
+    rows = sample_rows(copies=40)
+    request = new_job(tmp_path, rows)
+    folder = tmp_path / request.id
+    jobs.launch(folder)
+    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done > 0  # > 1 s in: the journal committed
+             and (s.updated or 0) - (s.started or 0) > 1.5)
+    os.kill(json.loads((folder / "launched").read_text())["pid"], signal.SIGKILL)
+    killed = wait_for(tmp_path, request.id, lambda s: s.status in ("interrupted", "starting") and not
+                      jobs.lock_is_held(folder), timeout_s=30)
+    assert killed.done < len(rows)
+    (folder / "launched").write_text(json.dumps({"at": 0, "count": 1}))  # as after a restart, past the grace
+    assert jobs.state_of(folder).status == "interrupted"
+    assert jobs.resume_interrupted(tmp_path) == [request.id]
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert state.status == "done", state.message
+    assert 0 < state.extra["first_done"] <= killed.done  # the rows journaled before the kill were not audited again
+    lines = (folder / "output.jsonl").read_text().splitlines()
+    assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in rows]
+    assert Store(default_url()).get_run(state.run_id).rows == len(rows)
+
+
+def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_run(tmp_path):
+    rows = sample_rows(copies=40)
+    request = new_job(tmp_path, rows)
+    folder = tmp_path / request.id
+    jobs.launch(folder)
+    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done >= 5)
+    jobs.cancel(folder)
+    cancelled = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+    assert cancelled.status == "cancelled" and cancelled.run_id
+    store = Store(default_url())
+    run = store.get_run(cancelled.run_id)
+    assert run.status == "cancelled" and 0 < run.rows < len(rows)
+    jobs.launch(folder)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert (state.status, state.run_id) == ("done", cancelled.run_id)
+    assert store.get_run(state.run_id).rows == len(rows)
+
+
+def test_a_second_worker_beside_a_live_one_leaves_the_job_alone(tmp_path):
+    request = new_job(tmp_path, sample_rows(copies=150))
+    folder = tmp_path / request.id
+    jobs.launch(folder)
+    wait_for(tmp_path, request.id, lambda s: s.status == "running")
+    second = subprocess.run([sys.executable, "-m", "rt4chart.batch.jobs", str(folder)], capture_output=True,
+                            timeout=60)
+    assert second.returncode == 3
+    jobs.cancel(folder)
+    wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+
+
+def test_the_api_key_reaches_the_worker_but_is_written_nowhere(tmp_path):
+    key = "sk-job-secret-9876543210"
+    request = jobs.create(tmp_path, sample_rows()[:2], title="t", run_name="r",
+                          judge=JudgeSpec.make("openai", {"base_url": "http://127.0.0.1:9/v1", "model": "m",
+                                                          "max_attempts": 1, "timeout_s": 2}),
+                          config=AuditConfig(), mapping=MAPPING, needs_key=True)
+    folder = tmp_path / request.id
+    assert jobs.resume_interrupted(tmp_path) == []  # a job that needs a key waits for one
+    jobs.launch(folder, api_key=key)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert state.status in ("done", "failed")  # nothing listens on port 9: the rows end unverified or it stops
+    for path in [*folder.iterdir(), *Path(os.environ["RT4CHART_DATA_DIR"]).rglob("*")]:
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
+
+
+def test_a_job_whose_input_cannot_be_audited_fails_in_one_line(tmp_path):
+    request = jobs.create(tmp_path, [{"text": "no context column"}], title="t", run_name="r",
+                          judge=JudgeSpec.make("offline"), config=AuditConfig(),
+                          mapping={"context": "context", "answer": "answer"})
+    jobs.launch(tmp_path / request.id)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert state.status == "failed" and "\n" not in state.message and "context" in state.message
+    assert "Traceback" not in (tmp_path / request.id / "log.txt").read_text()
+
+
+def test_a_folder_that_is_not_a_job_is_skipped(tmp_path):
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "job.json").write_text("{not json")
+    assert jobs.list_jobs(tmp_path) == [] and jobs.state_of(tmp_path / "junk") is None
