@@ -15,7 +15,7 @@ import pytest
 
 from rt4chart.batch import jobs
 from rt4chart.core.config import AuditConfig
-from rt4chart.data.records import records_from_rows, table_records, open_table
+from rt4chart.data.records import open_table, records_from_rows, table_records
 from rt4chart.judges.spec import JudgeSpec
 from rt4chart.store import Store, default_url
 
