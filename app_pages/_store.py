@@ -58,16 +58,25 @@ def open_run(run_id: str) -> RunInfo:
     digest = f"run:{run.id}"
     state.set_dataset(state.Dataset(name=run.name, digest=digest, columns=names, rows=table, mapping=mapping,
                                     run_id=run.id))
-    state.set_results(state.Results(
-        digest=digest, rows=rows, mapping=dict(mapping), run_id=run.id, manifest=run.manifest,
-        reports=StoredReports(s, run.id, [r["id"] for r in rows if r["status"] != "error"]),
-        answers={r["id"]: r["answer"] for r in records},
-        texts={r["id"]: {"question": r.get("question"), "context": r["context"], "answer": r["answer"]}
-               for r in records}))
+    state.set_results(results_of_run(run, digest, mapping, records=records, rows=rows))
     s.mark_opened(run.id)
     state.adopt_run_settings(run.manifest)
     st.query_params["run"] = run.id  # the address names the open run at once (a rerun may follow)
     return run
+
+
+def results_of_run(run: RunInfo, digest: str, mapping: dict, records: Optional[list] = None,
+                   rows: Optional[list] = None) -> "state.Results":
+    """A stored run as the session's results for the dataset `digest` (its reports load on demand)."""
+    s = store()
+    records = s.records(run.id) if records is None else records
+    rows = s.results(run.id) if rows is None else rows
+    return state.Results(
+        digest=digest, rows=rows, mapping=dict(mapping), run_id=run.id, manifest=run.manifest,
+        reports=StoredReports(s, run.id, [r["id"] for r in rows if r["status"] != "error"]),
+        answers={r["id"]: r["answer"] for r in records},
+        texts={r["id"]: {"question": r.get("question"), "context": r["context"], "answer": r["answer"]}
+               for r in records})
 
 
 def run_spec_of(judge: Judge, config: AuditConfig, mapping: dict, dataset) -> RunSpec:

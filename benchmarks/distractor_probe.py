@@ -100,8 +100,12 @@ def main() -> None:
     parser.add_argument("--write-items", type=Path, default=None, help="write the items (jsonl) and stop")
     parser.add_argument("--first", type=int, default=None,
                         help="read only the first N items (a partial probe, marked so in the output)")
+    parser.add_argument("--items", type=Path, default=None,
+                        help="read the items --write-items wrote instead of building them from --data")
     args = parser.parse_args()
-    items = probe_items(args.data)
+    items = ([distractors.Item(**{**i, "distractors": tuple(i["distractors"])})
+              for i in map(json.loads, args.items.read_text().splitlines()) if i]
+             if args.items else probe_items(args.data))
     partial = args.first is not None and args.first < len(items)
     if partial:
         items = items[:args.first]

@@ -15,12 +15,16 @@ check is logged: 3-way and entailed-vs-not accuracy on a fixed slice of the vali
 `--probe ITEMS.jsonl` (`benchmarks/distractor_probe.py --write-items`), mean P(entailed) of the probe's first
 items alone, among five distractors, and for the distractors alone; a run that is not learning shows there.
 
+On a GPU (`--device cuda`, with `--bf16` for bfloat16 autocast) the same run takes minutes instead of hours; the
+weights, optimiser and checkpoints stay fp32 either way, so a GPU run and a CPU run resume each other.
+
 Distillation (`--teacher DIR`): the student learns from the teacher's probabilities on every pair as well as
 from the gold label (`--distill-weight` of the loss); a pair labelled `unlabelled` learns from the teacher
 alone. With `--layers 0,2,5` the student is the teacher with only those encoder layers kept; without, it
 starts from `--encoder` (all-MiniLM-L6-v2 by default), with its own tokenizer. The teacher's probabilities
 are computed once, with the teacher's tokenizer, and kept in the run folder (`teacher.pt`), so a resumed run
-does not recompute them.
+does not recompute them. `--teacher-probs FILE` gives them instead, as `label_pairs.py` wrote them for the same
+pairs file (its sha256 is checked), so the teacher need not be on the machine that trains the student.
 
     python training/train.py --pairs training/work/pairs.jsonl --out training/work/run --epochs 1
 """
@@ -52,8 +56,12 @@ def is_validation(group: str, share: float) -> bool:
     return int(hashlib.sha1(group.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF < share
 
 
-def load_pairs(path: Path, share: float) -> tuple[list[dict], list[dict]]:
-    pairs = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+def read_pairs(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def load_pairs(path: Path, share: float, pairs: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
+    pairs = read_pairs(path) if pairs is None else pairs
     train = [p for p in pairs if not is_validation(str(p["group"]), share)]
     valid = [p for p in pairs if is_validation(str(p["group"]), share)]
     return train, valid
@@ -130,10 +138,30 @@ def teacher_probs(teacher_dir: Path, pairs: list[dict], max_len: int, cache: Pat
     return probs
 
 
+DEVICE = torch.device("cpu")  # where batches go (`--device`); set once in main()
+
+
 def encode(tokenizer, pairs: list[dict], max_len: int):
     enc = tokenizer([p["premise"] for p in pairs], [p["hypothesis"] for p in pairs], truncation="only_first",
                     max_length=max_len, padding=True, return_tensors="pt")
-    return enc, torch.tensor([TARGET[p["label"]] for p in pairs])
+    return enc.to(DEVICE), torch.tensor([TARGET[p["label"]] for p in pairs], device=DEVICE)
+
+
+def autocast(enabled: bool):
+    """bfloat16 autocast on a GPU (`--bf16`); a no-op context otherwise."""
+    return torch.autocast(device_type=DEVICE.type, dtype=torch.bfloat16, enabled=enabled)
+
+
+def given_probs(path: Path, pairs_file: Path, train: list[dict], all_pairs: list[dict]) -> torch.Tensor:
+    """The teacher's probabilities for the training pairs, from a `label_pairs.py` file made for this pairs file."""
+    stored = json.loads(path.read_text())
+    digest = hashlib.sha256(pairs_file.read_bytes()).hexdigest()
+    if stored.get("pairs_sha256") != digest:
+        raise SystemExit(f"{path}: made for another pairs file (sha256 {stored.get('pairs_sha256')}, not {digest})")
+    if len(stored["probs"]) != len(all_pairs):
+        raise SystemExit(f"{path}: {len(stored['probs'])} probabilities for {len(all_pairs)} pairs")
+    index = {id(p): i for i, p in enumerate(all_pairs)}
+    return torch.tensor([stored["probs"][index[id(p)]] for p in train], dtype=torch.float32)
 
 
 def evaluate(model, tokenizer, pairs: list[dict], max_len: int) -> dict:
@@ -143,7 +171,8 @@ def evaluate(model, tokenizer, pairs: list[dict], max_len: int) -> dict:
     with torch.no_grad():
         for i in range(0, len(pairs), 64):
             enc, y = encode(tokenizer, pairs[i:i + 64], max_len)
-            logits = model(**enc).logits
+            with autocast(DEVICE.type == "cuda"):
+                logits = model(**enc).logits.float()
             loss += float(loss_of(logits, y)) * len(y)
             pred = logits.argmax(-1)
             plain = y < 3
@@ -185,7 +214,9 @@ def probe_check(model, tokenizer, items: list[dict], max_len: int) -> dict:
             for k in range(0, len(built), 16):
                 enc, _ = encode(tokenizer, [{"premise": p, "hypothesis": i.hypothesis, "label": "entailed"}
                                             for p, i in zip(premises[k:k + 16], built[k:k + 16])], max_len)
-                probs.extend(torch.softmax(model(**enc).logits, dim=-1)[:, 0].tolist())
+                with autocast(DEVICE.type == "cuda"):
+                    logits = model(**enc).logits.float()
+                probs.extend(torch.softmax(logits, dim=-1)[:, 0].tolist())
             out[name] = round(sum(probs) / max(len(probs), 1), 4)
     model.train()
     return out
@@ -217,6 +248,10 @@ def main() -> None:
     parser.add_argument("--layers", default=None, help="with --teacher: the teacher's encoder layers the student keeps, "
                                                       "e.g. 0,2,5")
     parser.add_argument("--distill-weight", type=float, default=0.5)
+    parser.add_argument("--teacher-probs", type=Path, default=None,
+                        help="the teacher's probabilities for every pair of --pairs (label_pairs.py), instead of --teacher")
+    parser.add_argument("--device", default="cpu", help="cpu, or cuda for a GPU")
+    parser.add_argument("--bf16", action="store_true", help="bfloat16 autocast (a GPU's fast path)")
     parser.add_argument("--encoder", type=Path, default=None,
                         help="fine-tune this encoder folder instead of all-MiniLM-L6-v2 (e.g. training/work/mpnet)")
     parser.add_argument("--freeze-layers", type=int, default=0,
@@ -233,6 +268,10 @@ def main() -> None:
         parser.error("a student of --layers starts from the teacher itself (no --init or --encoder)")
     if args.encoder and args.init:
         parser.error("--encoder is where a fresh fine-tune starts; --init starts from a fine-tuned model")
+    if args.teacher and args.teacher_probs:
+        parser.error("give the teacher (--teacher) or its probabilities (--teacher-probs), not both")
+    global DEVICE
+    DEVICE = torch.device(args.device)
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -242,13 +281,19 @@ def main() -> None:
     tokenizer = AutoTokenizer.from_pretrained(str(start or encoder))
     model = AutoModelForSequenceClassification.from_pretrained(
         str(start) if start else encoder, num_labels=3, id2label=dict(enumerate(LABELS)), label2id={k: i for i, k in enumerate(LABELS)})
+    model = model.float()  # a checkpoint stored in bfloat16 trains in fp32 (autocast does the fast part)
     if args.layers:
         model = keep_layers(model, [int(x) for x in args.layers.split(",")])
-    train, valid = load_pairs(args.pairs, args.validation_share)
+    model.config.rt4chart_max_length = args.max_len  # the judge cuts its pieces to what the model was trained on
+    all_pairs = read_pairs(args.pairs)
+    train, valid = load_pairs(args.pairs, args.validation_share, all_pairs)
     valid = [p for p in valid if p["label"] != "unlabelled"]
-    if not args.teacher and any(p["label"] == "unlabelled" for p in train):
-        parser.error("unlabelled pairs learn from a teacher only: give --teacher")
-    soft = teacher_probs(args.teacher, train, args.max_len, args.out / "teacher.pt") if args.teacher else None
+    if not (args.teacher or args.teacher_probs) and any(p["label"] == "unlabelled" for p in train):
+        parser.error("unlabelled pairs learn from a teacher only: give --teacher or --teacher-probs")
+    soft = (teacher_probs(args.teacher, train, args.max_len, args.out / "teacher.pt") if args.teacher
+            else given_probs(args.teacher_probs, args.pairs, train, all_pairs) if args.teacher_probs else None)
+    model.to(DEVICE)
+    soft = soft.to(DEVICE) if soft is not None else None
     trainable = freeze_lower(model, args.freeze_layers)
     checked = valid[:args.check_pairs]
     probe = ([json.loads(line) for line in args.probe.read_text().splitlines() if line.strip()][:args.probe_items]
@@ -262,16 +307,17 @@ def main() -> None:
     ckpt = args.out / "checkpoint.pt"
     step = 0
     if ckpt.exists():
-        state = torch.load(ckpt, weights_only=False)
+        state = torch.load(ckpt, weights_only=False, map_location=DEVICE)
         model.load_state_dict(state["model"])
         optimiser.load_state_dict(state["optimiser"])
         schedule.load_state_dict(state["schedule"])
         step = state["step"]
-        torch.set_rng_state(state["rng"])
+        torch.set_rng_state(state["rng"].cpu())
         print(json.dumps({"resumed_at": step, "of": total_steps}), file=log, flush=True)
     else:
         print(json.dumps({"start": total_steps, "train_pairs": len(train), "validation_pairs": len(valid),
-                          "trainable_params": trainable, "threads": args.threads}), file=log, flush=True)
+                          "trainable_params": trainable, "threads": args.threads, "device": args.device,
+                          "bf16": args.bf16}), file=log, flush=True)
     model.train()
     started, seen = time.time(), 0
     last_save = last_check = started
@@ -282,7 +328,8 @@ def main() -> None:
             orders[epoch] = batches(train, tokenizer, args.batch_size, args.max_len, args.seed + epoch)
         order = orders[epoch]
         enc, y = encode(tokenizer, [train[i] for i in order[index]], args.max_len)
-        logits = model(**enc).logits
+        with autocast(args.bf16):
+            logits = model(**enc).logits.float()
         loss = (distill_loss(logits, y, soft[order[index]], args.distill_weight) if soft is not None
                 else loss_of(logits, y))
         loss.backward()

@@ -201,6 +201,22 @@ def _version(text: str) -> tuple[int, int]:
     return release[0], release[1]
 
 
+def torch_device() -> str:
+    """Where a checkpoint without an ONNX graph runs: `RT4CHART_TORCH_DEVICE` (e.g. `cuda`, `cuda:1`), else the
+    CPU. Asked for and absent is a one-line refusal, never a silent fall-back to the CPU."""
+    import torch
+
+    name = os.environ.get("RT4CHART_TORCH_DEVICE", "").strip() or "cpu"
+    try:
+        device = torch.device(name)
+    except (RuntimeError, ValueError):
+        raise JudgeConfigError(f"RT4CHART_TORCH_DEVICE={name!r} is not a torch device (cpu, cuda, cuda:1, ...)") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise JudgeConfigError(f"RT4CHART_TORCH_DEVICE={name!r} but torch sees no CUDA device here; unset it to read "
+                               "on the CPU")
+    return name
+
+
 class _TorchBackend:
     def __init__(self, folder: Path, kind: str, threads: int):
         try:
@@ -215,10 +231,11 @@ class _TorchBackend:
                                    "which reads weights only, or give the checkpoint as model.safetensors")
         torch.set_num_threads(threads)
         self.torch = torch
+        self.device = torch_device()
         auto = (transformers.AutoModelForTokenClassification if kind == "tokens"
                 else transformers.AutoModelForSequenceClassification)
         try:
-            self.model = auto.from_pretrained(str(folder), trust_remote_code=False).eval()
+            self.model = auto.from_pretrained(str(folder), trust_remote_code=False).eval().float().to(self.device)
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
         except Exception as exc:  # torch and transformers raise many kinds for weights they cannot read
             raise JudgeConfigError(f"{folder}: transformers cannot load this checkpoint ({first_line(exc)})") from None
@@ -231,9 +248,9 @@ class _TorchBackend:
 
     def run(self, encodings) -> np.ndarray:
         batch = {k: v for k, v in encodings.items() if k != "offset_mapping"}
-        padded = self.tokenizer.pad(batch, return_tensors="pt")
+        padded = self.tokenizer.pad(batch, return_tensors="pt").to(self.device)
         with self.torch.no_grad():
-            return self.model(**padded).logits.float().numpy()
+            return self.model(**padded).logits.float().cpu().numpy()
 
 
 class Checkpoint:
