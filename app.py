@@ -9,6 +9,7 @@ ICON = str(Path(__file__).resolve().parent / "assets" / "icon.png")  # local: no
 def main() -> None:
     st.set_page_config(page_title="rt4chart — hallucination audit", page_icon=ICON, layout="wide")
     from app_pages._address import keep_settings, restore_settings
+    from app_pages._jobs import sidebar_list
     from app_pages._shared import judge_sidebar
     from app_pages._store import keep_run_in_url, reopen_last_run
 
@@ -25,6 +26,7 @@ def main() -> None:
     reopen_last_run()  # a reloaded browser gets the run its address names (and its settings, before any widget)
     restore_settings()  # then the session's own settings, as the address kept them
     judge_sidebar()
+    sidebar_list()  # the batch jobs running now, on every page
     keep_run_in_url()  # before the page draws: what it shows is already named in the address
     keep_settings()
     navigation.run()

@@ -86,14 +86,20 @@ def run_spec_of(judge: Judge, config: AuditConfig, mapping: dict, dataset) -> Ru
 
     name = dataset.name.rsplit(" 20", 1)[0] if dataset.run_id else dataset.name
     return RunSpec(judge=judge, config=config, cache=cache(), mapping=mapping, store=store(),
-                   run_name=f"{name} {datetime.now().strftime('%Y-%m-%d %H:%M')}")
+                   run_name=f"{name} {datetime.now().strftime('%Y-%m-%d %H:%M')}",
+                   delimiter=dataset.delimiter if dataset.data is not None else None)
 
 
 def batch_fingerprint(spec: RunSpec, dataset) -> str:
-    """What makes two app batches the same: the dataset's bytes, the mapping and the settings."""
-    from rt4chart.batch.journal import run_fingerprint
+    """What makes two app batches the same: the dataset's rows as its job reads them, the mapping and the settings
+    (the fingerprint its job's run is stored with, so a stored run is found again before a job is made)."""
+    import hashlib
 
-    return run_fingerprint(dataset.digest, {**spec.settings(), "mapping": spec.mapping})
+    from rt4chart.batch import jobs
+    from rt4chart.batch.run import batch_fingerprint as fingerprint_of
+
+    data = dataset.data if dataset.data is not None else jobs.input_bytes(dataset.rows)
+    return fingerprint_of("", spec, hashlib.sha256(data).hexdigest())
 
 
 def save_single_audit(report, run_id: Optional[str], name: str, row_id: str) -> RunInfo:

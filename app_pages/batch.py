@@ -1,10 +1,9 @@
 """Page: audit a CSV/TSV/JSONL file of RAG logs."""
-import time
 
 import pandas as pd
 import streamlit as st
 
-from app_pages import state
+from app_pages import _jobs, state
 from app_pages._review import review_panel
 from app_pages._shared import (
     CHART_CONFIG,
@@ -20,8 +19,8 @@ from app_pages._shared import (
     show_table,
     text,
 )
-from app_pages._store import batch_fingerprint, open_run, run_spec_of, store
-from rt4chart.batch.stored import StoredBatch, run_manifest
+from app_pages._store import batch_fingerprint, open_run, results_of_run, run_spec_of, store
+from rt4chart.batch import jobs
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.data.columns import (
     detect_columns,
@@ -35,7 +34,7 @@ from rt4chart.reporting.batch_report import batch_report_html
 from rt4chart.reporting.figures import status_figure
 from rt4chart.reporting.html import esc
 from rt4chart.reporting.printable import printable
-from rt4chart.reporting.rows import result_row, to_csv, to_jsonl
+from rt4chart.reporting.rows import to_csv, to_jsonl
 from rt4chart.reporting.views import DISAGREEMENTS, Filters, apply_filters, export_rows
 
 DELIMITERS = {"by extension": None, ", (comma)": ",", "; (semicolon)": ";", "tab": "\t", "| (pipe)": "|"}
@@ -74,7 +73,8 @@ def load(name: str, data: bytes) -> None:
     detected = detect_columns(table.columns, rows)
     mapping = {**detected, "gold": detect_gold_column(table.columns), "gold_spans": detect_spans_column(table.columns),
                "groups": detect_group_columns(table.columns)}
-    state.set_dataset(state.Dataset(name=name, digest=digest, columns=table.columns, rows=rows, mapping=mapping))
+    state.set_dataset(state.Dataset(name=name, digest=digest, columns=table.columns, rows=rows, mapping=mapping,
+                                    data=data, delimiter=delimiter))
 
 
 st.title("Batch audit")
@@ -93,16 +93,76 @@ elif upload is not None:
 if (same_name := st.session_state.pop("rt4.same_run", None)) is not None:
     notice("info", f"This batch (the same rows, mapping, judge and settings) is already stored as run “{same_name}”: "
                    "it is open below instead of a second identical run.")
-if (stopped := st.session_state.pop("rt4.batch.running", None)) is not None:
-    notice("warning", f"The last batch of {stopped} rows was stopped before it finished (Cancel, or the page was left); "
-                      "the rows it audited are kept as a cancelled run on the Runs page. The results below, if any, "
-                      "are from before it.")
 for key, kind in (("rt4.store_error", "warning"), ("rt4.reopened", "info")):
     if st.session_state.get(key):
         message = st.session_state.pop(key)
         notice(kind, message if kind == "warning" else f"Reopened the last run: {message} (Runs page for others).")
 if st.session_state.get("rt4.recognised"):
     notice("info", st.session_state.pop("rt4.recognised"))
+
+
+def finish_job(job) -> None:
+    """A watched job that ended: its stored run becomes the results (of the uploaded dataset when it is still
+    open, else opened as the dataset), and how it ended is said once."""
+    watched = state.watched_job() or {}
+    state.set_watched_job(None)
+    if "job" in st.query_params:
+        del st.query_params["job"]
+    if job.status == "done" and job.run_id:
+        current = state.dataset()
+        run = store().get_run(job.run_id)
+        if current is not None and watched.get("digest") == current.digest:
+            state.set_results(results_of_run(run, current.digest, dict(watched.get("mapping") or current.mapping)))
+            st.query_params["run"] = run.id
+        else:
+            open_run(run.id)
+        st.session_state["rt4.job_notice"] = ("success", f"Stored as run “{run.name}” (Runs page): {job.message}.")
+    elif job.status == "cancelled":
+        st.session_state["rt4.job_notice"] = (
+            "warning", f"The batch of {job.total} rows was cancelled after {job.done}; the rows it audited are kept "
+                       "as a cancelled run on the Runs page, and running the same batch again goes on from there.")
+    else:
+        st.session_state["rt4.job_notice"] = ("error", f"The batch job failed: {job.message}")
+
+
+def watch_job() -> None:
+    """The batch job this session waits for (or the one the address names, after a reload): its progress until it
+    ends. Leaving the page stops only the watching; the job goes on, and every page lists it in the sidebar."""
+    watched = state.watched_job()
+    if watched is None and (named := st.query_params.get("job")):
+        watched = {"id": str(named), "digest": None, "mapping": None}
+        state.set_watched_job(watched)
+    if watched is None:
+        return
+    job = _jobs.state_of(watched["id"])
+    if job is None:
+        state.set_watched_job(None)
+        return
+    if job.status in jobs.FINAL:
+        finish_job(job)
+        return
+
+    @st.fragment(run_every=1.0)
+    def live() -> None:
+        now = _jobs.state_of(watched["id"])
+        if now is None or now.status in jobs.FINAL:
+            st.rerun()
+            return
+        if now.status == "interrupted":  # its worker died (the machine or the app stopped): it goes on
+            jobs.launch(now.folder)
+        share = now.done / now.total if now.total else 0.0
+        st.progress(min(1.0, share), text=f"{now.request.title[:60]}: {_jobs.progress_line(now)}")
+        st.button("Cancel", key=f"w.job.cancel.{now.request.id}", on_click=_jobs.cancel, args=(now.request.id,),
+                  help="Stops the batch; the rows audited so far are kept as a cancelled run.")
+        st.caption("The batch runs as a job on the server: you can open other pages, reload or close this tab; it "
+                   "goes on, and the sidebar of every page lists it.")
+
+    live()
+
+
+watch_job()
+if (job_notice := st.session_state.pop("rt4.job_notice", None)) is not None:
+    notice(*job_notice)
 ds = state.dataset()
 if ds is None:
     st.info("Upload a file, or load the demo dataset (20 rows with gold labels).")
@@ -139,7 +199,7 @@ with st.expander("Preview (first 10 rows)"):
     show_table(ds.rows[:10], hide_index=True, width="stretch")
 st.caption(audit_config_note())
 
-if st.button("Run batch audit", type="primary"):
+if st.button("Run batch audit", type="primary", disabled=state.watched_job() is not None):
     roles = {k: m.get(k) for k in ("context", "answer", "question", "id")}
     try:
         records = list(records_from_rows(ds.rows, roles, ds.name, columns=ds.columns))
@@ -147,10 +207,6 @@ if st.button("Run batch audit", type="primary"):
     except (InputError, JudgeConfigError, ValueError) as exc:
         notice("error", exc)
     else:
-        bar = st.progress(0.0, text="Starting…")
-        started = time.perf_counter()
-        extra = [c for c in dict.fromkeys([m.get("gold"), m.get("gold_spans"), *m.get("groups", [])]) if c]
-        rows, reports = [], {}
         spec = run_spec_of(judge, config, dict(m), ds)
         fingerprint = batch_fingerprint(spec, ds)
         same = None if judge.makes_calls else store().same_run(fingerprint)  # a deterministic judge: same result
@@ -158,41 +214,11 @@ if st.button("Run batch audit", type="primary"):
             open_run(same.id)
             st.session_state["rt4.same_run"] = same.name
             st.rerun()
-        cancelled = store().cancelled_run(fingerprint)  # the same batch, stopped before: go on where it stopped
-        batch = StoredBatch(records, spec, source=ds.name, fingerprint=fingerprint,
-                            resume=cancelled.id if cancelled else None)
-        stop = st.empty()
-        stop.button("Cancel", help="Stops the batch; the rows audited so far are kept as a cancelled run.")
-        st.session_state["rt4.batch.running"] = len(records)  # still set on the next run if this one is stopped
-        try:
-            for done, row in enumerate(batch, 1):
-                rows.append(result_row(row, extra))
-                if row.report is not None:
-                    reports[row.record.id] = row.report
-                eta = (time.perf_counter() - started) / done * (len(records) - done)
-                bar.progress(done / len(records), text=f"{done}/{len(records)} rows · ETA {eta:.0f} s")
-        except JudgeConfigError as exc:  # the endpoint refuses the configuration: the run stopped
-            st.session_state.pop("rt4.batch.running", None)
-            bar.empty()
-            stop.empty()
-            notice("error", exc)
-        else:
-            st.session_state.pop("rt4.batch.running", None)
-            stop.empty()
-            bar.progress(1.0, text=f"Done: {len(records)} rows in {time.perf_counter() - started:.1f} s")
-            manifest = run_manifest(batch.spec)
-            run = batch.run
-            if batch.store_error:
-                st.session_state["rt4.store_error"] = batch.store_error
-            state.set_results(state.Results(
-                digest=ds.digest, rows=rows, reports=reports, mapping=dict(m),
-                answers={r.id: r.answer for r in records},
-                texts={r.id: {"question": r.question, "context": r.context, "answer": r.answer} for r in records},
-                manifest=manifest, run_id=run.id if run else None))
-            if run is not None:
-                resumed = (f" It resumed the cancelled run: {batch.resumed} rows were taken as they were stored, "
-                           f"{len(records) - batch.resumed} audited now." if batch.resumed else "")
-                notice("success", f"Stored as run “{run.name}” (Runs page).{resumed}")
+        job = _jobs.start(ds, run_name=spec.run_name, judge=judge, config=config, mapping=dict(m),
+                          fingerprint=fingerprint)
+        state.set_watched_job({"id": job.request.id, "digest": ds.digest, "mapping": dict(m)})
+        st.query_params["job"] = job.request.id
+        st.rerun()  # the job's progress shows at the top of the page
 
 res = state.results()
 if res is None:

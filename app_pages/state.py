@@ -107,6 +107,8 @@ class Dataset:
     rows: list[dict]
     mapping: dict[str, Any] = field(default_factory=dict)
     run_id: Optional[str] = None  # set when the dataset is a run reopened from the store
+    data: Optional[bytes] = field(default=None, repr=False)  # the upload's bytes: a batch job reads exactly these
+    delimiter: Optional[str] = None  # the delimiter the upload was read with (None: by extension)
 
 
 def dataset() -> Optional[Dataset]:
@@ -173,3 +175,18 @@ def drill() -> Optional[str]:
 
 def set_drill(row_id: Optional[str]) -> None:
     st.session_state[DRILL] = row_id
+
+
+JOB = "rt4.job"
+
+
+def watched_job() -> Optional[dict]:
+    """The batch job this session started and waits for: {"id", "digest", "mapping"} (the dataset it audits)."""
+    return st.session_state.get(JOB)
+
+
+def set_watched_job(job: Optional[dict]) -> None:
+    if job is None:
+        st.session_state.pop(JOB, None)
+    else:
+        st.session_state[JOB] = job

@@ -6,6 +6,7 @@ import csv  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
+import time  # noqa: E402
 from html import unescape  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -29,6 +30,18 @@ def app(run: str = "") -> AppTest:
 def click(at: AppTest, label: str) -> AppTest:
     next(b for b in at.button if b.label == label).click().run()
     assert not at.exception, at.exception
+    return until_job_ends(at) if label == "Run batch audit" else at
+
+
+def until_job_ends(at: AppTest, limit_s: float = 120.0) -> AppTest:
+    """A batch runs as a job in a worker process: rerun the page (as its progress fragment does) until the job the
+    session watches has ended and its results are read back."""
+    deadline = time.monotonic() + limit_s
+    while "rt4.job" in at.session_state:
+        assert time.monotonic() < deadline, "the batch job did not end in time"
+        time.sleep(0.3)
+        at.run()
+        assert not at.exception, at.exception
     return at
 
 
@@ -632,3 +645,27 @@ def test_an_entailed_claim_of_the_hybrid_says_why_its_later_windows_were_not_rea
     assert any("after the first one that entails it" in c.value for c in at.caption)
     at.selectbox(key="audit.view.claim").set_value(other[0]).run()
     assert not any("after the first one that entails it" in c.value for c in at.caption)
+
+
+@pytest.mark.slow  # a worker process
+def test_a_batch_is_a_job_that_goes_on_when_its_page_is_left_and_a_reload_finds_it():
+    from rt4chart.store import Store
+
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(at, "Load the demo dataset")
+    next(b for b in at.button if b.label == "Run batch audit").click().run()  # started, not waited for
+    job_id = at.session_state["rt4.job"]["id"]
+    assert at.query_params["job"] in (job_id, [job_id])  # the address names the job: a reload finds it
+    at.switch_page("app_pages/audit.py").run()  # leave the page while it runs
+    assert not at.exception
+    reloaded = app()  # a reload: a new session, the same address
+    reloaded.query_params["job"] = job_id
+    reloaded.switch_page("app_pages/batch.py").run()
+    reloaded = until_job_ends(reloaded)
+    at = until_job_ends(at.switch_page("app_pages/batch.py").run())  # back on the page: its results are there
+    [run] = Store().list_runs()  # one job, one stored run, seen by both sessions
+    assert (run.rows, run.status) == (20, "complete")
+    assert at.session_state["rt4.results"].run_id == run.id and len(at.session_state["rt4.results"].rows) == 20
+    assert reloaded.session_state["rt4.results"].run_id == run.id and "job" not in reloaded.query_params
+    assert "Stored as run" in visible_text(at)

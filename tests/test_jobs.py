@@ -72,7 +72,7 @@ def test_a_job_runs_in_its_own_process_and_keeps_its_run(tmp_path):
 
 
 def test_a_killed_worker_is_interrupted_and_resumes_from_its_journal(tmp_path):
-    rows = sample_rows(copies=40)
+    rows = sample_rows(copies=300)  # ~6,000 rows: several seconds of work, so the kill or cancel lands mid-run
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
@@ -94,7 +94,7 @@ def test_a_killed_worker_is_interrupted_and_resumes_from_its_journal(tmp_path):
 
 
 def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_run(tmp_path):
-    rows = sample_rows(copies=40)
+    rows = sample_rows(copies=300)  # ~6,000 rows: several seconds of work, so the kill or cancel lands mid-run
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
@@ -112,7 +112,7 @@ def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_ru
 
 
 def test_a_second_worker_beside_a_live_one_leaves_the_job_alone(tmp_path):
-    request = new_job(tmp_path, sample_rows(copies=150))
+    request = new_job(tmp_path, sample_rows(copies=300))
     folder = tmp_path / request.id
     jobs.launch(folder)
     wait_for(tmp_path, request.id, lambda s: s.status == "running")

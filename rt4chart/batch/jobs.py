@@ -4,7 +4,8 @@ one that was interrupted (the machine or the worker stopped) resumes from its jo
 
 A job is a folder under `jobs_root()`:
     job.json      what to do: the rows' file, the judge as a JudgeSpec, the settings, the mapping (never a secret)
-    input.jsonl   the rows          output.jsonl  the predictions, once complete
+    input.*       the input: an upload's own bytes under its extension, or rows as JSONL
+    output.jsonl  the predictions, once complete
     journal.sqlite3  finished rows  progress.json done / total, updated about twice a second
     lock          held by the one live worker (flock): a job is running exactly while its lock is held
     launched      the time and pid of the last launch      cancel   asked to stop
@@ -17,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -53,6 +55,8 @@ class JobRequest:
     rows: int
     created: float
     needs_key: bool = False  # the judge needs an API key, which is never written down
+    input_name: str = "input.jsonl"  # the input file in the job's folder
+    delimiter: Optional[str] = None  # how a CSV input is split (None: by extension)
 
     def to_json(self) -> str:
         return json.dumps({**asdict(self), "judge": json.loads(self.judge.to_json())}, sort_keys=True)
@@ -129,19 +133,46 @@ def lock_is_held(folder: Path) -> bool:
     return False
 
 
-def create(root: Path, rows: Iterable[dict], *, title: str, run_name: str, judge: JudgeSpec, config: AuditConfig,
-           mapping: Mapping, needs_key: bool = False) -> JobRequest:
-    """A new job folder holding the rows (JSONL, one per line, in order) and what to do with them; not launched."""
+def input_bytes(rows: Iterable[dict]) -> bytes:
+    """The job's input file for `rows`: one JSON object a line, ASCII (a lone surrogate in a cell travels as its
+    escape). Its sha256 is the input part of the job's fingerprint (`batch.run.batch_fingerprint`), so a caller
+    can tell before creating a job whether the same batch is already stored."""
+    return "".join(json.dumps(row) + "\n" for row in rows).encode("ascii")
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """What a job reads: bytes under a name whose extension tells the reader their format, as a file would."""
+
+    name: str
+    data: bytes
+    delimiter: Optional[str] = None
+
+    @classmethod
+    def of_rows(cls, rows: Iterable[dict]) -> "JobInput":
+        return cls("input.jsonl", input_bytes(rows))
+
+    @property
+    def file_name(self) -> str:
+        suffix = Path(self.name).suffix.lower()
+        return "input" + (suffix if re.fullmatch(r"\.[a-z0-9]{1,8}", suffix) else "")
+
+
+def create(root: Path, source: "JobInput | Iterable[dict]", *, title: str, run_name: str, judge: JudgeSpec,
+           config: AuditConfig, mapping: Mapping, needs_key: bool = False) -> JobRequest:
+    """A new job folder holding its input (an upload's bytes, or rows as JSONL) and what to do with it; not
+    launched. Its row count is the reader's, so progress and the stored run agree."""
+    from rt4chart.data.records import open_table
+
+    source = source if isinstance(source, JobInput) else JobInput.of_rows(source)
     job_id = uuid.uuid4().hex[:12]
     folder = root / job_id
     folder.mkdir(parents=True, exist_ok=False)
-    count = 0
-    with open(folder / "input.jsonl", "w", encoding="utf-8") as out:
-        for row in rows:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-            count += 1
+    (folder / source.file_name).write_bytes(source.data)
+    count = open_table(str(folder / source.file_name), source.delimiter).count
     request = JobRequest(id=job_id, title=title, run_name=run_name, judge=judge, config=config.model_dump(),
-                         mapping=dict(mapping), rows=count, created=time.time(), needs_key=needs_key)
+                         mapping=dict(mapping), rows=count, created=time.time(), needs_key=needs_key,
+                         input_name=source.file_name, delimiter=source.delimiter)
     _write(folder / "job.json", request.to_json())
     return request
 
@@ -238,11 +269,18 @@ def _take_lock(folder: Path) -> Optional[int]:
     return fd  # held until the process ends
 
 
+LOCK_WAIT_S = 5.0  # a worker launched just after the last one ended waits this long for it to let go of the lock
+
+
 def work(folder: Path) -> int:
     """Run the job in `folder` to its end; 0 when this process ran it (whatever the outcome), 3 when another
-    live worker holds it."""
-    if _take_lock(folder) is None:
-        return 3
+    live worker holds it. A worker that has written its result may still hold the lock for a moment while it
+    exits; a new launch waits up to LOCK_WAIT_S for it rather than leave the job with no worker."""
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while _take_lock(folder) is None:
+        if time.monotonic() >= deadline:
+            return 3
+        time.sleep(0.1)
     request = JobRequest.from_json((folder / "job.json").read_text(encoding="utf-8"))
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
 
@@ -267,6 +305,10 @@ def work(folder: Path) -> int:
     return 0
 
 
+def request_of(folder: Path) -> JobRequest:
+    return JobRequest.from_json((folder / "job.json").read_text(encoding="utf-8"))
+
+
 def _spec(request: JobRequest):
     from rt4chart.batch.spec import RunSpec
     from rt4chart.store import Store, default_url
@@ -274,14 +316,15 @@ def _spec(request: JobRequest):
     api_key = os.environ.get(API_KEY_ENV)
     judge = request.judge.build({"api_key": api_key} if api_key else None)
     return RunSpec(judge=judge, config=AuditConfig(**request.config), mapping=request.mapping,
-                   store=Store(default_url()), run_name=request.run_name, source=request.title)
+                   store=Store(default_url()), run_name=request.run_name, source=request.title,
+                   delimiter=request.delimiter)
 
 
 def _journal(folder: Path, spec):
     from rt4chart.batch.journal import Journal
     from rt4chart.batch.run import batch_fingerprint
 
-    return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / "input.jsonl"), spec))
+    return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / request_of(folder).input_name), spec))
 
 
 def _run(folder: Path, request: JobRequest) -> dict:
@@ -299,7 +342,7 @@ def _run(folder: Path, request: JobRequest) -> dict:
         spec.store.reopen(run.id)  # the same job again after a cancel: it goes on
     started, last = time.time(), 0.0
     base = {"started": started, "first_done": first_done, "run_id": stored,
-            "fingerprint": batch_fingerprint(str(folder / "input.jsonl"), spec)}
+            "fingerprint": batch_fingerprint(str(folder / request.input_name), spec)}
     _write(folder / "progress.json", json.dumps({**base, "done": first_done, "total": request.rows, "updated": started}))
 
     def progress(done: int, total: int) -> None:
@@ -311,7 +354,7 @@ def _run(folder: Path, request: JobRequest) -> dict:
             last = now
             _write(folder / "progress.json", json.dumps({**base, "done": done, "total": total, "updated": now}))
 
-    summary = run_spec(str(folder / "input.jsonl"), str(folder / "output.jsonl"), spec,
+    summary = run_spec(str(folder / request.input_name), str(folder / "output.jsonl"), spec,
                        journal_path=str(folder / "journal.sqlite3"), progress=progress)
     return {"status": "done", "run_id": summary.run_id, "message": f"{summary.rows} rows, {summary.hallucinated} "
             f"hallucinated, {summary.unverified} unverified, {summary.failed} failed"}
