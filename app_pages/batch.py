@@ -295,11 +295,17 @@ d3.download_button("Download HTML report", lambda: batch_report_html(
 ids = [str(i) for i in view["id"] if str(i) in res.reports]
 if ids:
     st.subheader("Drill down")
+    named = st.query_params.get("row")
+    if named in ids and not st.session_state.get("rt4.row_adopted"):  # a shared link or a reload: its row opens
+        state.set_drill(named)
+    st.session_state["rt4.row_adopted"] = True
     if state.drill() not in ids:  # a new filter, or a link (Insights, Metrics) to a row: show one that is listed
         state.set_drill(ids[0])
     if st.session_state.get("w.drill") != state.drill():
         st.session_state["w.drill"] = state.drill()
     chosen = st.selectbox("Row", ids, key="w.drill", format_func=printable, on_change=lambda: state.set_drill(st.session_state["w.drill"]))
+    if res.run_id and st.query_params.get("row") != chosen:
+        st.query_params["row"] = chosen  # the open row is in the address (with its run): a link opens it
     text(chosen, "Row id:")
     report = res.reports[chosen]
     if res.run_id:

@@ -669,3 +669,17 @@ def test_a_batch_is_a_job_that_goes_on_when_its_page_is_left_and_a_reload_finds_
     assert at.session_state["rt4.results"].run_id == run.id and len(at.session_state["rt4.results"].rows) == 20
     assert reloaded.session_state["rt4.results"].run_id == run.id and "job" not in reloaded.query_params
     assert "Stored as run" in visible_text(at)
+
+
+@pytest.mark.slow  # a worker process
+def test_the_open_row_is_in_the_address_and_a_link_to_it_opens_it():
+    at = app()
+    at.switch_page("app_pages/batch.py").run()
+    at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    run_id = at.session_state["rt4.results"].run_id
+    at.selectbox(key="w.drill").set_value("volcano-2").run()
+    assert at.query_params["row"] in ("volcano-2", ["volcano-2"])
+    shared = app(run=run_id)  # another browser opens the link
+    shared.query_params["row"] = "volcano-2"
+    shared.switch_page("app_pages/batch.py").run()
+    assert not shared.exception and shared.selectbox(key="w.drill").value == "volcano-2"
