@@ -84,7 +84,8 @@ def sidebar_list() -> None:
         for job in live:
             share = job.done / job.total if job.total else 0.0
             st.progress(min(1.0, share), text=f"{job.request.title[:40]}: {progress_line(job)}")
-            st.button("Cancel", key=f"w.job.side.{job.request.id}", on_click=cancel, args=(job.request.id,))
+            st.button("Stop this job", key=f"w.job.side.{job.request.id}", on_click=cancel, args=(job.request.id,),
+                      help="Stops the batch; the rows audited so far are kept as a cancelled run.")
 
     with st.sidebar:
         panel()

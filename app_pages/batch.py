@@ -116,11 +116,16 @@ def finish_job(job) -> None:
             st.query_params["run"] = run.id
         else:
             open_run(run.id)
-        st.session_state["rt4.job_notice"] = ("success", f"Stored as run “{run.name}” (Runs page): {job.message}.")
+        first = int(job.extra.get("first_done", 0))
+        resumed = (f" It resumed the cancelled run: {first} rows were taken as they were stored, {job.total - first} "
+                   "audited now." if first else "")
+        st.session_state["rt4.job_notice"] = ("success", f"Stored as run “{run.name}” (Runs page): {job.message}."
+                                                         f"{resumed}")
     elif job.status == "cancelled":
         st.session_state["rt4.job_notice"] = (
-            "warning", f"The batch of {job.total} rows was cancelled after {job.done}; the rows it audited are kept "
-                       "as a cancelled run on the Runs page, and running the same batch again goes on from there.")
+            "warning", f"The batch of {job.total} rows was stopped before it finished (Cancel): the {job.done} rows it "
+                       "audited are kept as a cancelled run on the Runs page, and running the same batch again goes "
+                       "on from there.")
     else:
         st.session_state["rt4.job_notice"] = ("error", f"The batch job failed: {job.message}")
 
