@@ -311,13 +311,15 @@ def request_of(folder: Path) -> JobRequest:
 
 def _spec(request: JobRequest):
     from rt4chart.batch.spec import RunSpec
+    from rt4chart.judges.cache import MemoCache
     from rt4chart.store import Store, default_url
 
     api_key = os.environ.get(API_KEY_ENV)
     judge = request.judge.build({"api_key": api_key} if api_key else None)
+    # the cache `rt4chart batch` and the app use: an answer audited before with the same settings costs no call
     return RunSpec(judge=judge, config=AuditConfig(**request.config), mapping=request.mapping,
                    store=Store(default_url()), run_name=request.run_name, source=request.title,
-                   delimiter=request.delimiter)
+                   delimiter=request.delimiter, cache=MemoCache())
 
 
 def _journal(folder: Path, spec):
