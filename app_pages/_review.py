@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import state
+from app_pages import _reviewer, state
 from app_pages._shared import notice, text
 from app_pages._store import store
 from rt4chart.core.types import AuditReport
@@ -52,8 +52,12 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
     is overwritten by an untouched box."""
     s = store()
     latest = s.reviews(run_id)
-    reviewer = state.settings().get("reviewer") or "analyst"
+    reviewer = _reviewer.name()
     with st.expander("Review this row (judge right or wrong?)", expanded=True):
+        if not reviewer:  # a review is credited to a person: ask who, before any control
+            st.markdown("**Who is reviewing?** Your name is recorded with each review (kept in this browser).")
+            _reviewer.field(f"w.review.name.{run_id}", "Your name")
+            return
         prefix = f"w.review.{run_id}.{row_id}"
         for index, result in enumerate(report.claims):
             old = latest.get((row_id, index))

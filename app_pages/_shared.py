@@ -6,7 +6,6 @@ through escaped HTML (`text`, `notice`) or in data frames.
 """
 from __future__ import annotations
 
-import getpass
 import os
 from pathlib import Path
 from typing import Optional
@@ -15,7 +14,7 @@ import pandas as pd
 import streamlit as st
 from pydantic import ValidationError
 
-from app_pages import checkpoints, state
+from app_pages import _reviewer, checkpoints, state
 from rt4chart.core.config import settings_problem
 from rt4chart.core.rows import Record
 from rt4chart.core.types import AuditReport
@@ -75,13 +74,6 @@ def cache() -> MemoCache:
     return memo_cache(str(default_cache_path()))
 
 
-def default_reviewer() -> str:
-    try:
-        return getpass.getuser()
-    except (OSError, KeyError):
-        return "analyst"
-
-
 JUDGE_CHOICES = {"hybrid": "hybrid (exact checks + model)", "model": "model", "offline": "offline (word matching)",
                  "openai": "openai (LLM endpoint)"}
 
@@ -90,8 +82,7 @@ def judge_sidebar() -> None:
     """Judge settings (kept across pages); the openai fields appear only when it is chosen. The key is
     never echoed, stored on disk or exported."""
     s = state.settings()
-    if not s.get("reviewer"):
-        s["reviewer"] = default_reviewer()
+    _reviewer.name()  # the name this browser kept, when the session has none yet
     with st.sidebar:
         st.subheader("Judge")
         st.radio("Verification backend", list(JUDGE_CHOICES), **state.bind("judge"),
@@ -135,7 +126,8 @@ def judge_sidebar() -> None:
                        "deterministic, so asking them again gives the same verdicts.")
         else:
             st.number_input("Max reflection rounds", 1, 10, **state.bind("max_rounds"))
-        st.text_input("Reviewer name", **state.bind("reviewer"), help="Recorded with your reviews of judge verdicts.")
+        _reviewer.field("w.reviewer")
+        _reviewer.keep_in_browser()
 
 
 def audit_config_note() -> str:

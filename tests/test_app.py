@@ -462,8 +462,12 @@ def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_ed
     res = at.session_state["rt4.results"]
     row = at.selectbox(key="w.drill").value
     prefix = f"w.review.{res.run_id}.{row}"
+    assert not [r for r in at.radio if r.key.startswith(prefix)]  # a name first, before any review control
+    assert "Who is reviewing?" in " ".join(m.value for m in at.markdown)
+    at.text_input(key=f"w.review.name.{res.run_id}").input("Ana Lima").run()
     other = app(run=res.run_id)  # a second browser session on the same run
     other.switch_page("app_pages/batch.py").run()
+    other.text_input(key="w.reviewer").input("Ben").run()  # the sidebar's box does as well
     other.selectbox(key="w.drill").set_value(row).run()
     at.radio(key=f"{prefix}.0").set_value("judge is wrong").run()
     at.selectbox(key=f"{prefix}.0.verdict").set_value("baseless").run()
@@ -476,6 +480,7 @@ def test_review_in_the_drill_down_is_stored_and_two_sessions_keep_each_others_ed
     latest = Store().reviews(res.run_id)
     assert latest[(row, 0)].judge_right is False and latest[(row, 0)].verdict == "baseless"
     assert latest[(row, None)].label == "hallucinated" and latest[(row, None)].note == "second opinion"
+    assert latest[(row, 0)].reviewer == "Ana Lima" and latest[(row, None)].reviewer == "Ben"  # never the OS user
     at.switch_page("app_pages/metrics.py").run()
     assert next(m for m in at.metric if m.label == "Rows reviewed").value == "1"
 
@@ -623,6 +628,7 @@ def test_the_review_panel_shows_each_claims_flagged_text_evidence_and_reason_bes
     at = app()
     at.switch_page("app_pages/batch.py").run()
     at = click(click(at, "Load the demo dataset"), "Run batch audit")
+    at.text_input(key="w.reviewer").input("Ana").run()
     panel = visible_text(at)
     report = at.session_state["rt4.results"].reports[at.session_state["rt4.drill"]]
     first = report.claims[0]

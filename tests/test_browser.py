@@ -372,7 +372,13 @@ def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browse
     url, data = app_server
     with opened_page(f"{url}/batch", height=1800, width=1280) as (page, dialogs):
         stored_demo_run(page)
-        page.reload()
+        page.get_by_text("Who is reviewing?").wait_for(timeout=30_000)  # a review asks for a name first
+        name = page.get_by_role("textbox", name="Your name")
+        name.fill("Ana Lima")
+        name.press("Enter")
+        page.get_by_text("judge is wrong").first.wait_for(timeout=30_000)
+        settled(page)
+        page.reload()  # the name is kept in this browser, not taken from the server's account
         page.get_by_text("Reopened the last run").wait_for(timeout=60_000)
         page.get_by_text("20 of 20 rows shown").wait_for(timeout=30_000)
         row = combobox(page, "Row").input_value()
@@ -386,7 +392,7 @@ def test_a_reload_reopens_the_last_run_and_review_and_compare_work_in_the_browse
             "radio", name="hallucinated")).to_be_checked(timeout=30_000)
         page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Save review").click()
-        page.get_by_text("Saved 2 changes as").wait_for(timeout=30_000)
+        page.get_by_text("Saved 2 changes as Ana Lima").wait_for(timeout=30_000)
         shot(page, "batch-review-1280")
         store = Store(f"sqlite:///{data / 'runs.sqlite3'}")
         run = store.last_opened()
@@ -514,7 +520,12 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
     with opened_page(f"{url}/batch?per_claim=2", height=1800, width=1280) as (page, dialogs):  # a run of its own
         run_id = stored_demo_run(page, re.compile("Stored as run|is already stored as run"))
         row = combobox(page, "Row").input_value()
+        name = page.get_by_role("textbox", name="Your name")  # typed, then Enter: still no mouse
+        name.focus()
+        page.keyboard.type("Ben")
+        page.keyboard.press("Enter")
         group = page.get_by_role("radiogroup").filter(has_text="judge is right").first
+        group.wait_for(timeout=30_000)
         group.get_by_role("radio", name="not reviewed").focus()
         page.keyboard.press("ArrowRight")  # not reviewed -> judge is right
         playwright.expect(group.get_by_role("radio", name="judge is right")).to_be_checked(timeout=30_000)
@@ -531,5 +542,6 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
                 if attempt == 2:
                     shot(page, "keyboard-review-failed")
                     raise
-        assert Store(f"sqlite:///{data / 'runs.sqlite3'}").reviews(run_id)[(row, 0)].judge_right is True
+        review = Store(f"sqlite:///{data / 'runs.sqlite3'}").reviews(run_id)[(row, 0)]
+        assert review.judge_right is True and review.reviewer == "Ben"
         assert dialogs == []
