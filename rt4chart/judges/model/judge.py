@@ -411,7 +411,7 @@ class HybridJudge(ModelJudge):
             spans = list(lexical.unsupported) or list(claim.spans)
         out = Judgement(verdict, supporting=list(j.supporting), contradicting=list(j.contradicting),
                         nearest=list(j.nearest or lexical.nearest), unsupported=spans, score=score,
-                        rationale=f"{read.rationale}; word check: {lexical.rationale}")
+                        rationale=fused_rationale(verdict, read, lexical, offline, score))
         if verdict is Verdict.ENTAILED and not out.supporting:
             out.supporting = list(read.supporting or lexical.supporting)
         return out
@@ -507,6 +507,26 @@ def model_verdict(entail: float, contra: float, entail_threshold: float,
     if entail >= t:
         return Verdict.ENTAILED, min(1.0, max(0.0, 0.5 * (1 - (entail - t) / max(1e-9, 1 - t))))
     return Verdict.BASELESS, min(1.0, max(0.0, 0.5 + 0.5 * (t - entail) / max(1e-9, t)))
+
+
+def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offline: float, score: float) -> str:
+    """Why the fused verdict, said from the same decision: the side that agrees with the verdict gives its reason,
+    and a side that disagreed is said to be outweighed, never quoted against the verdict (an entailed claim never
+    says 'no support', a flagged one never says its content is found)."""
+    flagged = verdict is not Verdict.ENTAILED
+    model_flags = read.verdict is not Verdict.ENTAILED
+    word_flags = lexical.verdict.is_hallucination
+    entail = getattr(read, "entail", None)
+    model_doubt = f"the model's reading (P entailed {entail:.2f})" if entail is not None else "the model's reading"
+    if model_flags == flagged and word_flags == flagged:
+        return f"{read.rationale}; word check: {lexical.rationale}"
+    if model_flags == flagged:
+        return f"{read.rationale}; the word check (score {offline:.2f}) did not outweigh it"
+    if word_flags == flagged:
+        return f"word check: {lexical.rationale}; {model_doubt} did not outweigh it"
+    side = "doubt" if flagged else "support"
+    return (f"neither reading decides alone: together they lean to {side} (score {score:.2f}; word check "
+            f"{offline:.2f}, {model_doubt})")
 
 
 def fused_score(offline: float, model: float, settings: ModelSettings) -> float:
