@@ -138,7 +138,9 @@ def audit_config_note() -> str:
         return f"The window settings are invalid ({settings_problem(exc)}); fix them on the Settings page."
     return (f"Windows of {c.window_size} sentences every {c.window_stride}, each claim checked in its "
             f"{c.windows_per_claim} best windows (Settings page) · judge: {state.settings()['judge']}"
-            + (f" · self-reflection up to {c.max_rounds} rounds" if c.reflect else ""))
+            + (f" · self-reflection up to {c.max_rounds} rounds" if c.reflect else "")
+            + (f" · **your threshold {c.threshold:.2f} is active**: an answer is flagged when its score is at least "
+               "that" if c.threshold is not None else ""))
 
 
 def made_with(manifest: dict) -> tuple[str, bool]:

@@ -173,6 +173,12 @@ def banner_html(report: AuditReport) -> str:
     detail = " · ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
     if report.score is not None:
         detail += f" · score {report.score:.2f}"
+    threshold = (report.manifest.settings.get("audit") or {}).get("threshold")
+    if threshold is not None and report.status in ("hallucinated", "faithful"):  # a threshold of the user's decides
+        flagged = counts.get("contradicted", 0) + counts.get("baseless", 0)
+        head += f" at your threshold {float(threshold):.2f}"
+        if report.status == "faithful" and flagged:
+            detail += " (below the threshold: its flagged claims do not flag the answer)"
     return (f'<div class="rt4-banner" data-status="{report.status}" style="background:{bg};color:{fg}">'
             f'{esc(head)} — {esc(detail)}</div>')
 
