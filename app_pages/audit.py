@@ -56,6 +56,7 @@ if go.button("Audit", type="primary"):
         bar = st.progress(0.0, text="Starting…")
         inputs["running"] = True  # stays set if Streamlit stops this run (Cancel): the next run says so
         try:
+            inputs.pop("kept", None)  # a new result: not kept in any run yet
             inputs["report"] = audit(inputs["context"], inputs["answer"], inputs["question"] or None,
                                      judge=current_judge(), config=state.audit_config(),
                                      progress=lambda step, fraction: bar.progress(fraction, text=step.capitalize()))
@@ -75,14 +76,19 @@ if inputs.get("report") is not None:
     def keep() -> None:  # a callback: runs before the page is drawn, so the run list below includes it
         target = st.session_state.get("w.audit.keep.run")
         row = (st.session_state.get("w.audit.keep.row") or "").strip() or "audit-1"
+        if inputs.get("kept"):  # one result is kept once: a second click must not store a second copy
+            st.session_state["rt4.audit.kept"] = ("info", f"This result is already kept as {inputs['kept']}; "
+                                                          "audit again to keep a new result.")
+            return
         try:
             run = save_single_audit(inputs["report"], target,
                                     (st.session_state.get("w.audit.keep.name") or "").strip() or "single audits", row)
+            inputs["kept"] = f"row {row} of run “{run.name}”"
             st.session_state["rt4.audit.kept"] = ("success", f"Saved as row {row} of run “{run.name}” ({run.rows} rows).")
         except InputError as exc:
             st.session_state["rt4.audit.kept"] = ("error", str(exc))
 
-    with st.expander("Keep this audit in a run (Runs page)"):
+    with st.expander("Keep this audit in a run (Runs page)", expanded="rt4.audit.kept" in st.session_state):
         runs = store().list_runs()
         by_id = {r.id: r for r in runs}
         target = st.selectbox("Run", [None] + list(by_id), key="w.audit.keep.run",

@@ -558,6 +558,10 @@ def test_a_single_audit_is_kept_in_a_new_run_and_appended_to_it():
     at = click(at, "Save to the run")
     [run] = Store().list_runs()
     assert run.name == "single audits" and run.rows == 1
+    assert "Saved as row harbor-4" in visible_text(at)  # the confirmation is shown, not folded away
+    at = click(at, "Save to the run")  # the same result again: refused, no second run
+    assert len(Store().list_runs()) == 1 and "already kept as row harbor-4" in visible_text(at)
+    at = click(at, "Audit")  # a new result
     at.selectbox(key="w.audit.keep.run").set_value(run.id).run()
     at = click(at, "Save to the run")  # the same row id again: made unique, nothing overwritten
     assert [r["row_id"] for r in Store().row_index(run.id)] == ["harbor-4", "harbor-4#2"]
