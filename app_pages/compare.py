@@ -17,10 +17,23 @@ if len(runs) < 2:
 by_id = {r.id: r for r in runs}
 ids = list(by_id)
 label = lambda i: f"{by_id[i].name} · {by_id[i].created}"  # noqa: E731
-if st.session_state.get("w.compare.a") not in by_id:
-    st.session_state["w.compare.a"] = ids[1]
-if st.session_state.get("w.compare.b") not in by_id:
-    st.session_state["w.compare.b"] = ids[0]
+
+
+def default_pair() -> tuple[str, str]:
+    """The newest run (B) and the newest earlier run that shares rows with it (A), by id or by context and answer;
+    the two newest when none of the last 20 does."""
+    def keys(run_id: str) -> set:
+        return {k for r in s.row_index(run_id) for k in (("id", r["row_id"]), ("text", r["match_key"]))}
+
+    newest = keys(ids[0])
+    for other in ids[1:21]:
+        if newest & keys(other):
+            return other, ids[0]
+    return ids[1], ids[0]
+
+
+if st.session_state.get("w.compare.a") not in by_id or st.session_state.get("w.compare.b") not in by_id:
+    st.session_state["w.compare.a"], st.session_state["w.compare.b"] = default_pair()
 c1, c2 = st.columns(2)
 a_id = c1.selectbox("Run A (before)", ids, format_func=label, key="w.compare.a")
 b_id = c2.selectbox("Run B (after)", ids, format_func=label, key="w.compare.b")

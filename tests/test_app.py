@@ -693,3 +693,21 @@ def test_the_open_row_is_in_the_address_and_a_link_to_it_opens_it():
     shared.query_params["row"] = "volcano-2"
     shared.switch_page("app_pages/batch.py").run()
     assert not shared.exception and shared.selectbox(key="w.drill").value == "volcano-2"
+
+
+@pytest.mark.slow  # three CLI batches
+def test_compare_opens_on_the_newest_run_and_an_earlier_one_that_shares_its_rows(tmp_path):
+    from rt4chart.cli.main import main
+    from rt4chart.store import Store
+
+    other = tmp_path / "other.csv"
+    other.write_text("id,context,answer\nx1,The lake is 4 km long.,The lake is 4 km long.\n")
+    sample = str(ROOT / "sample_data" / "rag_audit_sample.csv")
+    for name, source in (("v1", sample), ("unrelated", str(other)), ("v2", sample)):
+        assert main(["batch", source, "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--run-name", name,
+                     "--window-size", "4" if name == "v2" else "8"]) == 0
+    at = app()
+    at.switch_page("app_pages/compare.py").run()
+    names = {r.id: r.name for r in Store().list_runs()}
+    assert (names[at.selectbox(key="w.compare.a").value], names[at.selectbox(key="w.compare.b").value]) == ("v1", "v2")
+    assert not at.warning  # was: the two newest runs, which share no rows
