@@ -39,14 +39,9 @@ def keep_in_browser() -> None:
         return
     st.session_state["rt4.reviewer_kept"] = current
     value = json.dumps(urllib.parse.quote(current)).replace("<", "\\u003c")
-    script = (f"<script>parent.document.cookie = '{COOKIE}=' + {value} + "
-              "'; path=/; max-age=31536000; SameSite=Strict';</script>")
-    if hasattr(st, "iframe"):
-        st.iframe(script, height=1)
-    else:  # Streamlit before 1.56
-        import streamlit.components.v1 as components
+    from app_pages._shared import run_in_page
 
-        components.html(script, height=0)
+    run_in_page(f"parent.document.cookie = '{COOKIE}=' + {value} + '; path=/; max-age=31536000; SameSite=Strict';")
 
 
 def field(key: str, label: str = "Reviewer name") -> None:

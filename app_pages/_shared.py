@@ -273,3 +273,19 @@ def sample_rows() -> list[dict]:
 def example_record(row_id: str = "harbor-4") -> Record:
     row = next(r for r in sample_rows() if r["id"] == row_id)
     return Record(id=row["id"], context=row["context"], answer=row["answer"], question=row["question"] or None)
+
+
+def run_in_page(script: str) -> None:
+    """Run one line of the app's own JavaScript in the page (a 1-pixel frame of this origin); never user text."""
+    if hasattr(st, "iframe"):
+        st.iframe(f"<script>{script}</script>", height=1)
+    else:  # Streamlit before 1.56
+        import streamlit.components.v1 as components
+
+        components.html(f"<script>{script}</script>", height=0)
+
+
+def scroll_into_view(selector: str) -> None:
+    """Bring the first element matching `selector` (a constant of the app's) into view once it is drawn."""
+    run_in_page("setTimeout(() => { const e = parent.document.querySelector(" + repr(selector) + "); "
+                "if (e) e.scrollIntoView({block: 'start'}); }, 250);")

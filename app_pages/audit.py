@@ -4,7 +4,14 @@ import hashlib
 import streamlit as st
 
 from app_pages import state
-from app_pages._shared import audit_config_note, current_judge, example_record, notice, show_report
+from app_pages._shared import (
+    audit_config_note,
+    current_judge,
+    example_record,
+    notice,
+    scroll_into_view,
+    show_report,
+)
 from app_pages._store import save_single_audit, store
 from rt4chart.auditing.pipeline import audit
 from rt4chart.core.errors import JudgeConfigError
@@ -57,6 +64,7 @@ if go.button("Audit", type="primary"):
         inputs["running"] = True  # stays set if Streamlit stops this run (Cancel): the next run says so
         try:
             inputs.pop("kept", None)  # a new result: not kept in any run yet
+            inputs["scroll"] = True  # brought into view once it is drawn
             inputs["report"] = audit(inputs["context"], inputs["answer"], inputs["question"] or None,
                                      judge=current_judge(), config=state.audit_config(),
                                      progress=lambda step, fraction: bar.progress(fraction, text=step.capitalize()))
@@ -73,6 +81,8 @@ if inputs.get("report") is not None:
         notice("warning", "The result below is for the texts as they were when you pressed Audit; they have "
                           "changed since. Press Audit to check the texts above.")
     show_report(inputs["report"], key="audit.view")
+    if inputs.pop("scroll", False):
+        scroll_into_view(".rt4-banner")
     def keep() -> None:  # a callback: runs before the page is drawn, so the run list below includes it
         target = st.session_state.get("w.audit.keep.run")
         row = (st.session_state.get("w.audit.keep.row") or "").strip() or "audit-1"

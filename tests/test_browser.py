@@ -545,3 +545,18 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
         review = Store(f"sqlite:///{data / 'runs.sqlite3'}").reviews(run_id)[(row, 0)]
         assert review.judge_right is True and review.reviewer == "Ben"
         assert dialogs == []
+
+
+def test_a_new_single_audit_result_scrolls_into_view(app_url):
+    """Issue 38: after Audit the verdict was drawn below the fold of a 1280x720 window."""
+    with opened_page(app_url, height=720, width=1280) as (page, dialogs):
+        page.get_by_role("button", name="Load an example").click(timeout=60_000)
+        playwright.expect(page.get_by_label("Answer to audit")).not_to_have_value("", timeout=30_000)
+        page.get_by_role("button", name="Audit", exact=True).click()
+        banner = page.locator(".rt4-banner").first
+        banner.wait_for(state="visible", timeout=60_000)
+        playwright.expect(banner).to_be_in_viewport(ratio=0.9, timeout=10_000)
+        page.wait_for_function("() => { const b = document.querySelector('.rt4-banner');"
+                               " return b && b.getBoundingClientRect().top < window.innerHeight / 3; }", timeout=10_000)
+        shot(page, "audit-scrolled-1280x720")  # the verdict at the top of the window, the answer below it
+        assert dialogs == []
