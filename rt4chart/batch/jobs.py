@@ -36,6 +36,7 @@ FINAL = ("done", "failed", "cancelled")
 STARTING_GRACE_S = 30.0      # a launched worker that has not taken its lock yet is starting, not interrupted
 MAX_AUTOMATIC_LAUNCHES = 3   # an interrupted job is resumed by itself at most this often (a worker that keeps dying)
 API_KEY_ENV = "RT4CHART_JOB_API_KEY"
+LOCK_WAIT_S = 5.0            # a launch right after a worker ended waits this long for it to let go of the lock
 
 
 class JobCancelled(BaseException):
@@ -179,7 +180,13 @@ def create(root: Path, source: "JobInput | Iterable[dict]", *, title: str, run_n
 
 def launch(folder: Path, api_key: Optional[str] = None) -> None:
     """Start a worker on the job in `folder`, in its own session (it outlives the caller). A job that has ended
-    cancelled or failed goes on from its journal; a second launch beside a live worker exits at once."""
+    cancelled or failed goes on from its journal; a second launch beside a live worker exits at once. A worker
+    that has written its result may hold the lock a moment longer while it exits: the launch waits up to
+    LOCK_WAIT_S for it, or the new worker would find the lock held and leave the job with no worker."""
+    if (folder / "result.json").exists():
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while lock_is_held(folder) and time.monotonic() < deadline:
+            time.sleep(0.05)
     for name in ("result.json", "cancel"):
         (folder / name).unlink(missing_ok=True)
     launches = int(_read_json(folder / "launched").get("count", 0)) + 1
@@ -269,18 +276,11 @@ def _take_lock(folder: Path) -> Optional[int]:
     return fd  # held until the process ends
 
 
-LOCK_WAIT_S = 5.0  # a worker launched just after the last one ended waits this long for it to let go of the lock
-
-
 def work(folder: Path) -> int:
     """Run the job in `folder` to its end; 0 when this process ran it (whatever the outcome), 3 when another
-    live worker holds it. A worker that has written its result may still hold the lock for a moment while it
-    exits; a new launch waits up to LOCK_WAIT_S for it rather than leave the job with no worker."""
-    deadline = time.monotonic() + LOCK_WAIT_S
-    while _take_lock(folder) is None:
-        if time.monotonic() >= deadline:
-            return 3
-        time.sleep(0.1)
+    live worker holds it."""
+    if _take_lock(folder) is None:
+        return 3
     request = JobRequest.from_json((folder / "job.json").read_text(encoding="utf-8"))
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
 
