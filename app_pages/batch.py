@@ -153,8 +153,15 @@ def watch_job() -> None:
         if now is None or now.status in jobs.FINAL:
             st.rerun()
             return
-        if now.status == "interrupted":  # its worker died (the machine or the app stopped): it goes on
-            jobs.launch(now.folder)
+        if now.status == "interrupted":  # its worker died (the machine or the app stopped)
+            if now.launches >= jobs.MAX_AUTOMATIC_LAUNCHES:  # a worker that keeps dying is not launched forever
+                st.session_state["rt4.job_notice"] = (
+                    "error", f"The batch job's worker stopped {now.launches} times; its log is "
+                             f"{now.folder / 'log.txt'}. The rows it audited are kept; run the batch again to go on.")
+                state.set_watched_job(None)
+                st.rerun()
+                return
+            jobs.launch(now.folder)  # it goes on from its journal
         share = now.done / now.total if now.total else 0.0
         st.progress(min(1.0, share), text=f"{now.request.title[:60]}: {_jobs.progress_line(now)}")
         st.button("Cancel", key=f"w.job.cancel.{now.request.id}", on_click=_jobs.cancel, args=(now.request.id,),

@@ -489,24 +489,26 @@ def test_a_cancelled_batch_keeps_its_rows_says_so_and_the_same_batch_again_resum
     from rt4chart.store import Store
 
     url, data = app_server
-    path = rag_logs(tmp_path / "long.csv", 400)
+    rows = 2000  # a job of several seconds, so Cancel lands mid-run
+    path = rag_logs(tmp_path / "long.csv", rows)
     with opened_page(f"{url}/batch", height=1200, width=1280) as (page, dialogs):
         page.locator('input[type="file"]').first.set_input_files(str(path))
-        page.get_by_text("400 rows from long.csv").wait_for(timeout=60_000)
+        page.get_by_text(f"{rows} rows from long.csv").wait_for(timeout=60_000)
         page.wait_for_load_state("networkidle")
         page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
-        page.get_by_text(re.compile(r"\d+/400 rows · ETA")).wait_for(timeout=60_000)
+        main = page.get_by_test_id("stMainBlockContainer")  # the sidebar lists the same job
+        main.get_by_text(re.compile(rf"\d+/{rows} rows · ETA")).wait_for(timeout=60_000)
         page.get_by_role("button", name="Cancel").click(timeout=30_000)
         page.get_by_text("was stopped before it finished").wait_for(timeout=60_000)
         shot(page, "batch-cancelled")
         runs = [r for r in Store(f"sqlite:///{data / 'runs.sqlite3'}").list_runs() if r.source == "long.csv"]
-        assert len(runs) == 1 and runs[0].status == "cancelled" and 0 < runs[0].rows < 400
+        assert len(runs) == 1 and runs[0].status == "cancelled" and 0 < runs[0].rows < rows
         done = runs[0].rows
         page.get_by_role("button", name="Run batch audit").click(timeout=60_000)  # the same batch again: resumed
-        page.get_by_text(f"{done} rows were taken as they were stored, {400 - done} audited now").wait_for(
+        page.get_by_text(f"{done} rows were taken as they were stored, {rows - done} audited now").wait_for(
             timeout=300_000)
         [run] = [r for r in Store(f"sqlite:///{data / 'runs.sqlite3'}").list_runs() if r.source == "long.csv"]
-        assert (run.id, run.status, run.rows) == (runs[0].id, "complete", 400)
+        assert (run.id, run.status, run.rows) == (runs[0].id, "complete", rows)
         page.get_by_role("link", name="Runs", exact=True).click()
         page.get_by_role("heading", name="Runs").wait_for(timeout=60_000)
         assert dialogs == [] and page.seen.off_machine() == []
