@@ -156,8 +156,9 @@ def watch_job() -> None:
         if now.status == "interrupted":  # its worker died (the machine or the app stopped)
             if now.launches >= jobs.MAX_AUTOMATIC_LAUNCHES:  # a worker that keeps dying is not launched forever
                 st.session_state["rt4.job_notice"] = (
-                    "error", f"The batch job's worker stopped {now.launches} times; its log is "
-                             f"{now.folder / 'log.txt'}. The rows it audited are kept; run the batch again to go on.")
+                    "error", f"The batch job's worker stopped {now.launches} times (job {now.request.id}; its log is "
+                             "in the job's folder on the server). The rows it audited are kept; run the batch again "
+                             "to go on.")
                 state.set_watched_job(None)
                 st.rerun()
                 return

@@ -300,7 +300,7 @@ def work(folder: Path) -> int:
 
         traceback.print_exc()
         outcome = {"status": "failed", "message": f"internal error ({type(exc).__name__}: {first_line(exc)}); "
-                                                  f"the traceback is in {folder / 'log.txt'}"}
+                                                  f"the traceback is in the job's log.txt (job {request.id})"}  # shown on a page: no server path
     _write(folder / "result.json", json.dumps({**outcome, "ended": time.time()}))
     return 0
 
