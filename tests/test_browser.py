@@ -498,6 +498,8 @@ def test_a_cancelled_batch_keeps_its_rows_says_so_and_the_same_batch_again_resum
         page.get_by_role("button", name="Run batch audit").click(timeout=60_000)
         main = page.get_by_test_id("stMainBlockContainer")  # the sidebar lists the same job
         main.get_by_text(re.compile(rf"\d+/{rows} rows · ETA")).wait_for(timeout=60_000)
+        page.get_by_test_id("stSidebarUserContent").get_by_text("Batch jobs running: 1").wait_for(timeout=30_000)
+        page.screenshot(path=str(SHOTS / "batch-job-running.png"))  # the page's progress and the sidebar's list
         page.get_by_role("button", name="Cancel").click(timeout=30_000)
         page.get_by_text("was stopped before it finished").wait_for(timeout=60_000)
         shot(page, "batch-cancelled")
