@@ -115,6 +115,7 @@ def test_the_cli_says_one_clear_line_and_shows_no_traceback(tmp_path):
     assert "Traceback" in debug.stderr
 
 
+@pytest.mark.slow  # over 1.8 s (measured, 2026-12-04): left out of make test-fast
 def test_a_duplicate_id_is_reported_on_stderr_and_kept(tmp_path):
     (tmp_path / "x.jsonl").write_text("\n".join(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."})
                                                 for _ in range(2)))

@@ -359,6 +359,7 @@ def _first_round_ids(tmp_path, source) -> list[str]:
         return sorted(x["custom_id"] for x in probe.batches["batch_1"]["_lines"])
 
 
+@pytest.mark.slow  # over 1.8 s (measured, 2026-12-04): left out of make test-fast
 def test_requests_answered_400_cost_only_themselves_and_the_run_goes_on(tmp_path):
     """Before, a 400 line read as "the endpoint refuses rt4chart's requests" and stopped the run for good."""
     source = logs(tmp_path / "in.jsonl", 6)
@@ -375,6 +376,7 @@ def test_requests_answered_400_cost_only_themselves_and_the_run_goes_on(tmp_path
         assert again.rows == 6 and len(server.batches) == batches
 
 
+@pytest.mark.slow  # over 1.8 s (measured, 2026-12-04): left out of make test-fast
 def test_a_line_that_is_not_json_costs_only_its_request_which_is_asked_again(tmp_path):
     source = logs(tmp_path / "in.jsonl", 6)
     cut = _first_round_ids(tmp_path, source)[0]
