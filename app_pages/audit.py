@@ -64,10 +64,10 @@ if go.button("Audit", type="primary"):
         inputs["running"] = True  # stays set if Streamlit stops this run (Cancel): the next run says so
         try:
             inputs.pop("kept", None)  # a new result: not kept in any run yet
-            inputs["scroll"] = True  # brought into view once it is drawn
             inputs["report"] = audit(inputs["context"], inputs["answer"], inputs["question"] or None,
                                      judge=current_judge(), config=state.audit_config(),
                                      progress=lambda step, fraction: bar.progress(fraction, text=step.capitalize()))
+            inputs["scroll"] = True  # the new result is brought into view once drawn (an error stays in sight)
         except (JudgeConfigError, InputError, ValueError) as exc:
             notice("error", exc)
         inputs.pop("running", None)

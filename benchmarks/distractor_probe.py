@@ -103,9 +103,8 @@ def main() -> None:
     parser.add_argument("--items", type=Path, default=None,
                         help="read the items --write-items wrote instead of building them from --data")
     args = parser.parse_args()
-    items = ([distractors.Item(**{**i, "distractors": tuple(i["distractors"])})
-              for i in map(json.loads, args.items.read_text().splitlines()) if i]
-             if args.items else probe_items(args.data))
+    items = ([distractors.Item.from_json(json.loads(line)) for line in args.items.read_text().splitlines()
+              if line.strip()] if args.items else probe_items(args.data))
     partial = args.first is not None and args.first < len(items)
     if partial:
         items = items[:args.first]

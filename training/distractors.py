@@ -75,6 +75,11 @@ class Item:
         """The same distractors, in the same order, without the evidence."""
         return " ".join(self._arranged(count)[0])
 
+    @classmethod
+    def from_json(cls, value: dict) -> "Item":
+        """An item as `to_json` wrote it (`distractor_probe.py --write-items`)."""
+        return cls(**{**value, "distractors": tuple(value["distractors"])})
+
     def to_json(self) -> dict:
         return {"id": self.id, "source": self.source, "group": self.group, "claim": self.claim, "hypothesis": self.hypothesis,
                 "evidence": self.evidence, "distractors": list(self.distractors)}

@@ -111,11 +111,7 @@ def main() -> None:
     rng.shuffle(out)
     out = out[:args.max_pairs]
     manifest.update(total=len(out), sources=dict(Counter(p["source"] for p in out)))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as fh:
-        for pair in out:
-            fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    v1_pairs.write_pairs(args.out, out, manifest)
     print(json.dumps(manifest["sources"]), len(out), "pairs ->", args.out)
 
 

@@ -231,6 +231,15 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
     return pairs, manifest
 
 
+def write_pairs(out: Path, pairs: list[dict], manifest: dict) -> None:
+    """The pairs as JSONL (one pair a line, in order) and their manifest beside them (`OUT.manifest.json`)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w") as fh:
+        for pair in pairs:
+            fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
+    out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
@@ -238,11 +247,7 @@ def main() -> None:
     parser.add_argument("--cap-scale", type=float, default=1.0, help="multiply each file's cap on pairs")
     args = parser.parse_args()
     pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as fh:
-        for pair in pairs:
-            fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    write_pairs(args.out, pairs, manifest)
     print(json.dumps(manifest["pairs"]), len(pairs), "pairs ->", args.out)
 
 

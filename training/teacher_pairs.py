@@ -74,11 +74,7 @@ def main() -> None:
     parser.add_argument("--v1-share", type=float, default=1.0, help="hashed share of v1's pairs kept")
     args = parser.parse_args()
     out, manifest = build(args.data, args.v1_share)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with args.out.open("w") as fh:
-        for pair in out:
-            fh.write(json.dumps(pair, ensure_ascii=False) + "\n")
-    args.out.with_suffix(".manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    pairs.write_pairs(args.out, out, manifest)
     print(json.dumps(manifest["pairs"]), json.dumps(manifest["kinds"]), len(out), "pairs ->", args.out)
 
 

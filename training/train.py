@@ -204,7 +204,7 @@ def probe_check(model, tokenizer, items: list[dict], max_len: int) -> dict:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from distractors import Item
 
-    built = [Item(**{**i, "distractors": tuple(i["distractors"])}) for i in items]
+    built = [Item.from_json(i) for i in items]
     out = {}
     model.eval()
     with torch.no_grad():

@@ -281,7 +281,7 @@ def work(folder: Path) -> int:
     live worker holds it."""
     if _take_lock(folder) is None:
         return 3
-    request = JobRequest.from_json((folder / "job.json").read_text(encoding="utf-8"))
+    request = request_of(folder)
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
 
     def stop(_signum, _frame):
@@ -299,8 +299,9 @@ def work(folder: Path) -> int:
         import traceback
 
         traceback.print_exc()
+        # the message is shown on a page: it names the job, never a server path
         outcome = {"status": "failed", "message": f"internal error ({type(exc).__name__}: {first_line(exc)}); "
-                                                  f"the traceback is in the job's log.txt (job {request.id})"}  # shown on a page: no server path
+                                                  f"the traceback is in the job's log.txt (job {request.id})"}
     _write(folder / "result.json", json.dumps({**outcome, "ended": time.time()}))
     return 0
 
@@ -322,18 +323,18 @@ def _spec(request: JobRequest):
                    delimiter=request.delimiter, cache=MemoCache())
 
 
-def _journal(folder: Path, spec):
+def _journal(folder: Path, request: JobRequest, spec):
     from rt4chart.batch.journal import Journal
     from rt4chart.batch.run import batch_fingerprint
 
-    return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / request_of(folder).input_name), spec))
+    return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / request.input_name), spec))
 
 
 def _run(folder: Path, request: JobRequest) -> dict:
     from rt4chart.batch.run import batch_fingerprint, run_spec
 
     spec = _spec(request)
-    journal = _journal(folder, spec)
+    journal = _journal(folder, request, spec)
     try:
         stored = journal.stored_run()
         first_done = len(journal.done_positions())
@@ -366,7 +367,7 @@ def _mark_cancelled(folder: Path, request: JobRequest) -> Optional[str]:
     """Keep a cancelled job's stored run as `cancelled` (its rows so far); its id."""
     try:
         spec = _spec(request)
-        journal = _journal(folder, spec)
+        journal = _journal(folder, request, spec)
         try:
             run_id = journal.stored_run()
         finally:
