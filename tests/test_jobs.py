@@ -109,6 +109,31 @@ def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_ru
     state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
     assert (state.status, state.run_id) == ("done", cancelled.run_id)
     assert store.get_run(state.run_id).rows == len(rows)
+    # the stop stored every row it journaled but the one in flight: what the page says was taken is what was stored
+    assert run.rows - 1 <= state.extra["first_done"] <= run.rows
+
+
+def test_a_resumed_job_says_it_took_only_the_rows_the_store_holds(tmp_path):
+    """A journaled row the store lost is audited again, and the count of rows taken as stored says so."""
+    from sqlalchemy import delete
+
+    from rt4chart.store.schema import run_rows
+
+    rows = sample_rows(copies=300)
+    request = new_job(tmp_path, rows)
+    folder = tmp_path / request.id
+    jobs.launch(folder)
+    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done >= 50)
+    jobs.cancel(folder)
+    cancelled = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+    store = Store(default_url())
+    assert store.get_run(cancelled.run_id).rows > 10
+    with store.engine.begin() as conn:  # the journal now holds rows the store does not
+        conn.execute(delete(run_rows).where(run_rows.c.run_id == cancelled.run_id, run_rows.c.position >= 10))
+    jobs.launch(folder)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    assert (state.status, state.extra["first_done"]) == ("done", 10)
+    assert store.get_run(state.run_id).rows == len(rows)
 
 
 def test_a_second_worker_beside_a_live_one_leaves_the_job_alone(tmp_path):

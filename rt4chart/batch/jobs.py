@@ -42,6 +42,13 @@ LOCK_WAIT_S = 5.0            # a launch right after a worker ended waits this lo
 class JobCancelled(BaseException):
     """Raised in the worker when it is asked to stop (SIGTERM or the cancel file); unwinds the engine."""
 
+    @classmethod
+    def now(cls) -> "JobCancelled":
+        """The stop, raised once: a later SIGTERM (Cancel sends one beside the cancel file) is ignored, so it
+        cannot break into the unwinding that stores the rows audited so far."""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        return cls()
+
 
 @dataclass(frozen=True)
 class JobRequest:
@@ -214,6 +221,8 @@ def state_of(folder: Path) -> Optional[JobState]:
     if result.get("status") in FINAL:
         state.status, state.message = result["status"], str(result.get("message", ""))
         state.run_id = result.get("run_id") or state.run_id
+        if isinstance(result.get("resumed"), int):  # exact: the rows run_spec took as they were stored
+            state.extra["first_done"] = result["resumed"]
     elif lock_is_held(folder):
         state.status = "running"
     elif time.time() - float(launched.get("at", 0)) < STARTING_GRACE_S:
@@ -285,7 +294,7 @@ def work(folder: Path) -> int:
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
 
     def stop(_signum, _frame):
-        raise JobCancelled()
+        raise JobCancelled.now()
 
     signal.signal(signal.SIGTERM, stop)
     try:
@@ -337,30 +346,32 @@ def _run(folder: Path, request: JobRequest) -> dict:
     journal = _journal(folder, request, spec)
     try:
         stored = journal.stored_run()
-        first_done = len(journal.done_positions())
     finally:
         journal.close()
     if stored and spec.store is not None and (run := spec.store.find_run(stored)) is not None \
             and run.status == "cancelled":
         spec.store.reopen(run.id)  # the same job again after a cancel: it goes on
-    started, last = time.time(), 0.0
-    base = {"started": started, "first_done": first_done, "run_id": stored,
+    started, last, first = time.time(), 0.0, True
+    base = {"started": started, "first_done": 0, "run_id": stored,
             "fingerprint": batch_fingerprint(str(folder / request.input_name), spec)}
-    _write(folder / "progress.json", json.dumps({**base, "done": first_done, "total": request.rows, "updated": started}))
+    _write(folder / "progress.json", json.dumps({**base, "done": 0, "total": request.rows, "updated": started}))
 
     def progress(done: int, total: int) -> None:
-        nonlocal last
+        nonlocal last, first
         if (folder / "cancel").exists():
-            raise JobCancelled()
+            raise JobCancelled.now()
         now = time.time()
-        if now - last >= 0.5 or done == total:
+        if first:  # run_spec's first call: the rows it takes as stored (journaled ones the store lacks are redone)
+            base["first_done"], first = done, False
+        if now - last >= 0.5 or done == total or done == base["first_done"]:
             last = now
             _write(folder / "progress.json", json.dumps({**base, "done": done, "total": total, "updated": now}))
 
     summary = run_spec(str(folder / request.input_name), str(folder / "output.jsonl"), spec,
                        journal_path=str(folder / "journal.sqlite3"), progress=progress)
-    return {"status": "done", "run_id": summary.run_id, "message": f"{summary.rows} rows, {summary.hallucinated} "
-            f"hallucinated, {summary.unverified} unverified, {summary.failed} failed"}
+    return {"status": "done", "run_id": summary.run_id, "resumed": summary.resumed,
+            "message": f"{summary.rows} rows, {summary.hallucinated} hallucinated, {summary.unverified} unverified, "
+                       f"{summary.failed} failed"}
 
 
 def _mark_cancelled(folder: Path, request: JobRequest) -> Optional[str]:
