@@ -119,3 +119,15 @@ def test_a_torch_checkpoint_runs_on_the_device_asked_for_or_is_refused(tmp_path,
         monkeypatch.setenv("RT4CHART_TORCH_DEVICE", "cuda")
         with pytest.raises(JudgeConfigError, match="no CUDA device"):
             Checkpoint(str(folder))
+
+
+def test_judge_shaped_pairs_carry_a_qa_records_question_before_each_claim():
+    """The unlabelled pairs are read as the judge reads them: `meta.question` before the claim, as bench reads it."""
+    judge_pairs = _module("judge_pairs")
+    judge, reader = judge_pairs.recording_judge(256)
+    record = {"id": "qa-1", "dataset": "halueval_qa", "context": "The bridge opened in 1998. It is 1,240 metres long.",
+              "answer": "The bridge opened in 1998.", "meta": {"question": "When did the bridge open?"}}
+    asked = judge_pairs.judge_read(record, judge, reader)
+    assert asked and all(p["hypothesis"] == "When did the bridge open? The bridge opened in 1998." for p in asked)
+    plain = judge_pairs.judge_read({**record, "meta": {}}, judge, reader)
+    assert plain and all(p["hypothesis"] == "The bridge opened in 1998." for p in plain)

@@ -7,6 +7,8 @@
 # student's bf16 weights as a tar cut in parts of 15 MB, results.tar.gz with every log, probe and bench figure).
 # Each stage has its own time limit and a failed stage does not stop the next ones, so a partial run still
 # returns what it measured. TINY=1 runs every stage on a few pairs on the CPU (a rehearsal before the GPU).
+# TEACHER_BENCH=0 leaves out the teacher's six dev-file benches (its CPUs go to the student); S_LIMIT is the
+# student's time limit in seconds (240).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 STAGE=$1 DATA=$2 OUT=$3
@@ -45,7 +47,7 @@ pack
 export RT4CHART_TORCH_DEVICE=$DEV
 stage 240 $PY benchmarks/distractor_probe.py --model "$W/teacher/final" --threads 4 --items "$DATA/probe_items.jsonl" $PROBE \
   --out "$OUT/results/distractor_probe_teacher.json" > /dev/null &
-for judge in model hybrid; do
+for judge in $([ "${TEACHER_BENCH:-1}" = 1 ] && echo model hybrid); do
   for file in ragtruth_dev faithbench_dev halueval_qa_dev; do
     stage 280 $PY -m rt4chart bench "$DATA/$file.jsonl" --judge $judge --model "$W/teacher/final" --workers 4 --threads 2 \
       --no-cache --json $LIMIT -o "$W/pred_${judge}_${file}.jsonl" \
@@ -56,7 +58,7 @@ done
 # 3. the teacher's reading of every distillation pair, and the student (all-MiniLM-L6-v2, the shipped architecture)
 stage 150 $PY training/label_pairs.py --model "$W/teacher/final" --pairs "$W/distill_pairs.jsonl" \
   --out "$W/distill.teacher.json" --device $DEV $BF16 --batch-size 256
-stage 240 $PY training/train.py --encoder "$W/minilm" --pairs "$W/distill_pairs.jsonl" --teacher-probs "$W/distill.teacher.json" \
+stage ${S_LIMIT:-240} $PY training/train.py --encoder "$W/minilm" --pairs "$W/distill_pairs.jsonl" --teacher-probs "$W/distill.teacher.json" \
   --out "$W/student" --device $DEV $BF16 --epochs $S_EPOCHS --batch-size 32 --lr 5e-5 --threads 4 --save-minutes 1000 \
   --log-every 100 --distill-weight 0.5 --probe "$DATA/probe_items.jsonl" --probe-items 64 --check-pairs 0
 cp "$W/student/train.log" "$OUT/results/student_train.log"

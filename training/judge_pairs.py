@@ -2,11 +2,12 @@
 
 A student learns the teacher's reading best on the pairs it will be asked about: rt4chart's own claims
 (`split_claims`), each routed to its windows, cut into pieces that fit the student's 256 tokens, plus the global
-step's best sentences. This runs the model judge over training records with a recording reader in place of a
-model: every pair the judge asks about is written (label `unlabelled`; `train.py --teacher-probs` gives it the
-teacher's probabilities), and the reader answers "baseless" so that every window and the global step are read.
-Records come from the files and domains `pairs.SHIPPABLE` allows and HaluEval summarization, never from the probe's context groups
-(`distractors.is_probe`), at most `--per-file` records a file and `--max-pairs` pairs in all (seeded sample).
+step's best sentences, a QA record's question before each claim (`meta.question`, as `rt4chart bench` reads it).
+This runs the model judge over training records with a recording reader in place of a model: every pair the judge
+asks about is written (label `unlabelled`; `train.py --teacher-probs` gives it the teacher's probabilities), and the
+reader answers "baseless" so that every window and the global step are read.
+Records come from the files and domains `pairs.SHIPPABLE` allows and HaluEval summarization, never from the
+probe's context groups (`distractors.is_probe`), at most `--per-file` records a file and `--max-pairs` pairs in all (seeded sample).
 Deterministic; a manifest beside the output records the files, their sha256 and the counts.
 
     python training/judge_pairs.py --out training/work/judge_pairs.jsonl
@@ -74,9 +75,34 @@ def records(path: Path, excluded: set[str], limit: int, rng: random.Random) -> l
     return kept[:limit]
 
 
-def main() -> None:
+def question_of(record: dict) -> str | None:
+    """A training record's question: `meta.question` (QA records), as `rt4chart bench` reads it."""
+    return record.get("question") or record.get("meta", {}).get("question") or None
+
+
+def judge_read(record: dict, judge, reader: RecordingReader) -> list[dict]:
+    """Every (piece, claim) pair the model judge asks about `record`, as the judge reads it (a QA record's question
+    before each claim), once each, in the order asked."""
     from rt4chart.auditing.pipeline import audit
+
+    reader.asked.clear()
+    audit(record["context"], record["answer"], question_of(record), judge=judge)
+    group = str(record.get("meta", {}).get("cv_group", record["id"]))
+    return [{"group": group, "source": record["dataset"], "record": record["id"], "premise": premise,
+             "hypothesis": hypothesis, "label": "unlabelled", "kind": "judge-read"}
+            for premise, hypothesis in dict.fromkeys(reader.asked)]
+
+
+def recording_judge(max_length: int = 256) -> tuple:
+    """The model judge with a RecordingReader as its model (the shipped tokenizer counts its tokens)."""
     from rt4chart.judges.model.judge import ModelJudge, ModelSettings, shipped_path
+
+    reader = RecordingReader(Path(shipped_path()) / "tokenizer.json", max_length)
+    model_judge._CHECKPOINTS[(NAME, 0)] = reader  # type: ignore[assignment]
+    return ModelJudge(ModelSettings(model=NAME)), reader
+
+
+def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
@@ -85,9 +111,7 @@ def main() -> None:
     parser.add_argument("--max-pairs", type=int, default=40_000)
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args()
-    reader = RecordingReader(Path(shipped_path()) / "tokenizer.json", 256)
-    model_judge._CHECKPOINTS[(NAME, 0)] = reader  # type: ignore[assignment]
-    judge = ModelJudge(ModelSettings(model=NAME))
+    judge, reader = recording_judge(256)
     rng = random.Random(args.seed)
     out: list[dict] = []
     manifest: dict = {"files": {}, "seed": args.seed, "max_length": reader.max_length}
@@ -99,12 +123,7 @@ def main() -> None:
         chosen = records(path, excluded, int(cap * args.per_file), rng)
         before = len(out)
         for record in chosen:
-            reader.asked.clear()
-            audit(record["context"], record["answer"], record.get("question"), judge=judge)
-            group = str(record.get("meta", {}).get("cv_group", record["id"]))
-            for premise, hypothesis in dict.fromkeys(reader.asked):
-                out.append({"group": group, "source": record["dataset"], "record": record["id"], "premise": premise,
-                            "hypothesis": hypothesis, "label": "unlabelled", "kind": "judge-read"})
+            out.extend(judge_read(record, judge, reader))
         manifest["files"][path.name] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
                                         "records": len(chosen), "pairs": len(out) - before,
                                         "excluded_domains": sorted(excluded)}
