@@ -1,4 +1,4 @@
-# The two commands of the README: `make app` (set up and run the dashboard, offline judge)
+# The two commands of the README: `make app` (set up and run the dashboard, hybrid judge)
 # and `make test` (set up and run every test, the browser test included). Without make:
 # ./scripts/app.sh and ./scripts/test.sh do the same.
 .PHONY: app test test-fast bench

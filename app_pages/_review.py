@@ -6,11 +6,36 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _reviewer, state
-from app_pages._shared import notice, text
+from app_pages._shared import notice, run_in_page, text
 from app_pages._store import store
 from rt4chart.core.types import AuditReport
 
 CLAIM_CHOICES = ("not reviewed", "judge is right", "judge is wrong")
+KEYS_HELP = ("Keys (not while typing in a box): **r** judge is right, **w** judge is wrong (the first claim not yet "
+             "reviewed), **s** save, **n** next row in the queue.")
+# Installed once per browser document: it clicks the same controls a mouse would, so a key and a click are one path
+HOTKEYS = """(() => {
+  const doc = parent.document;
+  if (doc.rt4ReviewKeys) return;
+  doc.rt4ReviewKeys = true;
+  const typing = (t) => t && (t.isContentEditable || /^(TEXTAREA|SELECT)$/.test(t.tagName)
+    || (t.tagName === 'INPUT' && !/^(radio|checkbox|button|submit)$/.test(t.type)));
+  const label = (g, name) => [...g.querySelectorAll('label')].find(l => l.innerText.trim() === name);
+  const button = (start) => [...doc.querySelectorAll('button')].find(b => !b.disabled && b.innerText.trim().startsWith(start));
+  const open = () => [...doc.querySelectorAll('[role=radiogroup]')].find(g => {
+    const on = g.querySelector('input[type=radio]:checked');
+    return label(g, 'judge is right') && on && on.closest('label').innerText.trim() === 'not reviewed';
+  });
+  doc.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || e.repeat || typing(e.target)) return;
+    const k = e.key.toLowerCase();
+    let target = null;
+    if (k === 'r' || k === 'w') { const g = open(); target = g && label(g, k === 'r' ? 'judge is right' : 'judge is wrong'); }
+    else if (k === 's') target = button('Save review');
+    else if (k === 'n') target = button('Next in the review queue');
+    if (target) { e.preventDefault(); target.click(); }
+  });
+})();"""
 VERDICTS = (None, "entailed", "contradicted", "baseless")
 LABELS = ("not reviewed", "hallucinated", "faithful")
 
@@ -59,6 +84,8 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
             _reviewer.field(f"w.review.name.{run_id}", "Your name")
             return
         prefix = f"w.review.{run_id}.{row_id}"
+        st.caption(KEYS_HELP)
+        run_in_page(HOTKEYS)
         for index, result in enumerate(report.claims):
             old = latest.get((row_id, index))
             _synced(f"{prefix}.{index}", CLAIM_CHOICES[0] if old is None or old.judge_right is None else (

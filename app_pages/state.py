@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import streamlit as st
 
+from rt4chart.core import defaults
 from rt4chart.core.config import AuditConfig
 from rt4chart.judges.registry import judge_names
 from rt4chart.reporting.printable import printable_row
@@ -28,7 +29,7 @@ _DEFAULT_CONFIG = AuditConfig()
 DEFAULTS: dict[str, Any] = {
     "window_size": _DEFAULT_CONFIG.window_size, "window_stride": _DEFAULT_CONFIG.window_stride,
     "windows_per_claim": _DEFAULT_CONFIG.windows_per_claim,
-    "judge": "hybrid", "checkpoint": "", "base_url": "", "model": "", "api_key": "", "timeout_s": 60.0, "max_attempts": 4,
+    "judge": defaults.JUDGE, "checkpoint": "", "base_url": "", "model": "", "api_key": "", "timeout_s": 60.0, "max_attempts": 4,
     "context_tokens": 0, "reflect": False, "max_rounds": _DEFAULT_CONFIG.max_rounds, "reviewer": "",
     "delimiter": "by extension", "custom_threshold": False, "threshold": 0.5,
 }

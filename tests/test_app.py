@@ -503,10 +503,11 @@ def test_the_compare_page_shows_paired_rates_and_opens_a_flipped_row_side_by_sid
     faithful = v2.index[v2["gold_hallucinated"] == "false"][0]
     v2.loc[faithful, "answer"] = v2.loc[faithful, "answer"] + " It was designed by Zaha Hadid in 1850."
     v2.to_csv(tmp_path / "v2.csv", index=False)
+    # the offline judge: its verdicts on these rows are the ones this page's figures are written for
     assert main(["batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "1.jsonl"),
-                 "--quiet", "--run-name", "v1"]) == 0
+                 "--quiet", "--run-name", "v1", "--judge", "offline"]) == 0
     assert main(["batch", str(tmp_path / "v2.csv"), "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name",
-                 "v2", "--window-size", "4"]) == 0
+                 "v2", "--window-size", "4", "--judge", "offline"]) == 0
     at = app()
     at.switch_page("app_pages/compare.py").run()
     assert not at.exception

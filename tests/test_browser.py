@@ -555,6 +555,41 @@ def test_a_claim_is_reviewed_and_saved_from_the_keyboard(app_server):
         assert dialogs == []
 
 
+def test_review_hotkeys_mark_save_and_go_to_the_next_row_without_focus_or_mouse(app_server):
+    """Issue 38 item 5: keyboard review has hotkeys, listed on the page; they work wherever the focus is, but
+    not while the analyst types in a box."""
+    from rt4chart.store import Store
+
+    url, data = app_server
+    with opened_page(f"{url}/batch?per_claim=3", height=1800, width=1280) as (page, dialogs):
+        run_id = stored_demo_run(page, re.compile("Stored as run|is already stored as run"))
+        row = combobox(page, "Row").input_value()
+        name = page.get_by_role("textbox", name="Your name")
+        name.fill("Ada")
+        name.press("Enter")
+        page.get_by_text("Keys (not while typing in a box)").wait_for(timeout=30_000)
+        settled(page)
+        note = page.get_by_role("textbox", name="Note")
+        note.click()
+        page.keyboard.type("rs")  # typed into the note: no hotkey fires
+        playwright.expect(note).to_have_value("rs")
+        page.get_by_role("heading", name="Results").click()  # the focus leaves the box
+        group = page.get_by_role("radiogroup").filter(has_text="judge is right").first
+        page.keyboard.press("w")
+        playwright.expect(group.get_by_role("radio", name="judge is wrong")).to_be_checked(timeout=30_000)
+        settled(page)
+        page.keyboard.press("s")
+        page.get_by_text(re.compile(r"Saved \d+ changes? as Ada")).wait_for(timeout=30_000)
+        review = Store(f"sqlite:///{data / 'runs.sqlite3'}").reviews(run_id)
+        assert review[(row, 0)].judge_right is False and review[(row, 0)].reviewer == "Ada"
+        assert review[(row, None)].note == "rs"
+        settled(page)
+        page.keyboard.press("n")
+        playwright.expect(combobox(page, "Row")).not_to_have_value(row, timeout=30_000)
+        shot(page, "review-hotkeys")
+        assert dialogs == []
+
+
 def test_a_new_single_audit_result_scrolls_into_view(app_url):
     """Issue 38: after Audit the verdict was drawn below the fold of a 1280x720 window."""
     with opened_page(app_url, height=720, width=1280) as (page, dialogs):

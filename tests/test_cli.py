@@ -44,7 +44,20 @@ def test_audit_json_is_a_full_report(tmp_path, capsys):
     (tmp_path / "a.txt").write_text("The lake is 40 metres deep.")
     main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"), "--format", "json"])
     report = json.loads(capsys.readouterr().out)
-    assert report["status"] == "faithful" and report["manifest"]["judge"] == "offline"
+    assert report["status"] == "faithful" and report["manifest"]["judge"] == "hybrid"
+
+
+def test_the_cli_and_the_app_default_to_the_same_judge():
+    """#37: one default, the judge with the best mean BA on the long-context dev files (docs/benchmarks.md)."""
+    from app_pages.state import DEFAULTS
+    from rt4chart.cli.parser import build_parser
+    from rt4chart.core import defaults
+
+    parser = build_parser()
+    commands = [("audit", "--context", "c", "--answer", "a"), ("batch", "in.csv", "-o", "out.jsonl"),
+                ("predict", "in.csv", "-o", "out.jsonl"), ("bench", "gold.jsonl")]
+    assert {parser.parse_args(list(c)).judge for c in commands} == {DEFAULTS["judge"]} == {defaults.JUDGE}
+    assert defaults.JUDGE == "hybrid"
 
 
 def test_predict_writes_one_line_per_record_and_ends_with_one_summary_line(gold_file, tmp_path, capsys):

@@ -361,8 +361,8 @@ def _run(folder: Path, request: JobRequest) -> dict:
         if (folder / "cancel").exists():
             raise JobCancelled.now()
         now = time.time()
-        if first:  # run_spec's first call: the rows it takes as stored (journaled ones the store lacks are redone)
-            base["first_done"], first = done, False
+        if first:  # after its first row: the rows before it are those run_spec took as stored (journaled rows the
+            base["first_done"], first = done - 1, False  # store lacks are redone); the result says it exactly
         if now - last >= 0.5 or done == total or done == base["first_done"]:
             last = now
             _write(folder / "progress.json", json.dumps({**base, "done": done, "total": total, "updated": now}))

@@ -153,8 +153,7 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
 def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Optional[str] = None,
              resume: bool = True, progress: Optional[Callable[[int, int], None]] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
-    '-' is standard output). `progress(done, total)` is called once the rows taken from a resumed run are known,
-    then after each row.
+    '-' is standard output). `progress(done, total)` is called after each row.
 
     The input is validated before any row is audited; the output is locked against a second writer,
     written to a temporary file and moved into place only when every row is there. With a journal,
@@ -200,8 +199,6 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             done &= store.stored_positions(writer.run.id)
         summary.resumed = len(done)
         finished = len(done)
-        if progress:  # the rows taken as they were (journaled and stored): known before any row is audited
-            progress(finished, count)
 
         def todo() -> Iterator[tuple[int, Record]]:
             assert table is not None, "only a driver-read input has rows here"

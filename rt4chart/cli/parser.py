@@ -26,7 +26,8 @@ def command(name: str) -> Callable[[argparse.Namespace], Any]:
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--judge", default="offline", choices=judge_names(), help="verification backend (default: offline)")
+    p.add_argument("--judge", default=defaults.JUDGE, choices=judge_names(),
+                   help=f"verification backend (default: {defaults.JUDGE}, the app's default too)")
     p.add_argument("--model", help="openai judge: the model name (default: $RT4CHART_MODEL or gpt-4o-mini); model and "
                                   "hybrid judges: a checkpoint folder or a Hugging Face id in the local cache "
                                   "(default: the verifier shipped with rt4chart)")
