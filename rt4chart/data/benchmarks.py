@@ -11,13 +11,12 @@
 (RAGTruth's folder has its own reader: rt4chart.data.ragtruth.)"""
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Optional
 
 from rt4chart.core.errors import InputError
-from rt4chart.data.json_records import json_document, json_lines
+from rt4chart.data.json_records import json_document, json_lines, parse_json
 
 HALUEVAL_FORMAT = "HaluEval (a right and a hallucinated answer per line: two records each)"
 FAITHBENCH_FORMAT = "FaithBench batch (summaries with human span annotations)"
@@ -40,8 +39,8 @@ def halueval_task(keys) -> Optional[str]:
 def _first_object(head: bytes) -> Optional[dict]:
     line = head.decode("utf-8", "replace").lstrip("\ufeff \t\r\n").split("\n", 1)[0]
     try:
-        item = json.loads(line)
-    except ValueError:
+        item = parse_json(line)
+    except (ValueError, RecursionError):  # not this format's first line: another reader says what it is
         return None
     return item if isinstance(item, dict) else None
 

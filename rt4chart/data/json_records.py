@@ -52,10 +52,20 @@ class UnreadableRow(dict):
         self.problem = problem
 
 
+INT_DIGITS = 4000  # under Python's int-from-text limit (4,300 digits), which raises a ValueError past it
+
+
+def _integer(literal: str):
+    """An integer as written; one too long for Python's int conversion stays its literal (as a JsonNumber),
+    never an error in the parser."""
+    return int(literal) if len(literal) <= INT_DIGITS else JsonNumber(literal)
+
+
 def parse_json(text: str):
     """JSON as rt4chart reads records: numbers keep their literal, a key given twice is refused, and so are
     NaN and Infinity (Python's extensions, not JSON: a NaN context would silently become a missing one)."""
-    return json.loads(text, parse_float=JsonNumber, object_pairs_hook=_unique_keys, parse_constant=_refuse_constant)
+    return json.loads(text, parse_float=JsonNumber, parse_int=_integer, object_pairs_hook=_unique_keys,
+                      parse_constant=_refuse_constant)
 
 
 def json_object(line: str, source: str, n: int) -> Optional[dict]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import stat
 import sys
@@ -311,8 +310,8 @@ def _refuse_one_object(opener: Callable[[], BinaryIO], source: str) -> None:
     with opener() as raw:
         data = raw.read()
     try:
-        whole = json.loads(data.decode("utf-8-sig"))
-    except (ValueError, UnicodeDecodeError):
+        whole = parse_json(data.decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError, RecursionError):  # not one object: the record reader says what it is
         return
     if isinstance(whole, dict):
         raise InputError(f"{source} holds one JSON object ({', '.join(list(map(str, whole))[:5]) or 'empty'}), not "

@@ -193,10 +193,16 @@ def _text_in(values: Any, keys: tuple[str, ...]) -> Optional[str]:
     return texts[0] if len(texts) == 1 else None
 
 
+def _list(value: Any) -> list:
+    """A field that should hold a list: its items, or none when it holds anything else (a run with no
+    documents or children is read as such; what is then missing, e.g. its context, is said by the caller)."""
+    return value if isinstance(value, list) else []
+
+
 def langsmith_runs(run: dict) -> Iterator[dict]:
     """A run and its nested `child_runs` (an export of run trees), flattened."""
     yield run
-    for child in run.get("child_runs") or []:
+    for child in _list(run.get("child_runs")):
         if isinstance(child, dict):
             yield from langsmith_runs({**child, "trace_id": child.get("trace_id") or run.get("trace_id"),
                                        "parent_run_id": child.get("parent_run_id") or run.get("id")})
@@ -214,7 +220,7 @@ def langsmith_span(run: dict) -> Span:
     outputs = run.get("outputs") or {}
     if kind == "RETRIEVER" and isinstance(outputs, dict):
         attributes[DOCS] = [{"document.content": d.get("page_content"), "document.metadata": d.get("metadata"),
-                             "document.id": d.get("id")} for d in outputs.get("documents") or [] if isinstance(d, dict)]
+                             "document.id": d.get("id")} for d in _list(outputs.get("documents")) if isinstance(d, dict)]
     elif kind == "LLM" and isinstance(outputs, dict) and isinstance(outputs.get("generations"), list) \
             and outputs["generations"]:
         first = outputs["generations"][0]
