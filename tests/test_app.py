@@ -370,7 +370,8 @@ def test_an_app_batch_is_stored_and_a_cli_run_opens_in_the_app_without_re_runnin
     assert main(["runs", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert len(listed) == 1 and listed[0]["name"].startswith("demo: sample_data/rag_audit_sample.csv")
-    assert main(["batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "o.jsonl"),
+    assert main(["batch", "--judge", "offline",
+                 str(ROOT / "sample_data" / "rag_audit_sample.csv"), "-o", str(tmp_path / "o.jsonl"),
                  "--quiet", "--run-name", "from-cli"]) == 0
     at = app()
     at.switch_page("app_pages/runs.py").run()
@@ -393,7 +394,8 @@ def test_a_reload_reopens_the_run_in_the_address_and_never_a_run_someone_else_st
     from rt4chart.cli.main import main
 
     assert at.query_params["run"] == run_id  # the page's address names the open run
-    assert main(["batch", str(SAMPLE), "-o", str(tmp_path / "cli.jsonl"), "--run-name", "from-cli", "--quiet"]) == 0
+    assert main(["batch", "--judge", "offline",
+                 str(SAMPLE), "-o", str(tmp_path / "cli.jsonl"), "--run-name", "from-cli", "--quiet"]) == 0
     capsys.readouterr()
     assert "rt4.results" not in app().session_state  # was: every new session opened the CLI's newer run
     reloaded = app(run=run_id)  # a reload keeps its address
@@ -525,8 +527,9 @@ def test_compare_shows_gold_intervals_claim_flips_and_says_when_settings_changed
     from rt4chart.cli.main import main
 
     sample = str(ROOT / "sample_data" / "rag_audit_sample.csv")
-    assert main(["batch", sample, "-o", str(tmp_path / "1.jsonl"), "--quiet", "--run-name", "v1"]) == 0
-    assert main(["batch", sample, "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name", "v2",
+    assert main(["batch", "--judge", "offline",
+                 sample, "-o", str(tmp_path / "1.jsonl"), "--quiet", "--run-name", "v1"]) == 0
+    assert main(["batch", "--judge", "offline", sample, "-o", str(tmp_path / "2.jsonl"), "--quiet", "--run-name", "v2",
                  "--window-stride", "3"]) == 0  # a setting that changes no verdict on these rows
     at = app()
     at.switch_page("app_pages/compare.py").run()
@@ -715,7 +718,8 @@ def test_compare_opens_on_the_newest_run_and_an_earlier_one_that_shares_its_rows
     other.write_text("id,context,answer\nx1,The lake is 4 km long.,The lake is 4 km long.\n")
     sample = str(ROOT / "sample_data" / "rag_audit_sample.csv")
     for name, source in (("v1", sample), ("unrelated", str(other)), ("v2", sample)):
-        assert main(["batch", source, "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--run-name", name,
+        assert main(["batch", "--judge", "offline",
+                     source, "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--run-name", name,
                      "--window-size", "4" if name == "v2" else "8"]) == 0
     at = app()
     at.switch_page("app_pages/compare.py").run()

@@ -108,10 +108,12 @@ def test_any_unicode_input_audits_with_in_bounds_spans_and_evidence(context, ans
 @pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_the_cli_says_one_clear_line_and_shows_no_traceback(tmp_path):
     (tmp_path / "x.csv").write_text("id,text\n1,a\n")
-    result = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), cwd=tmp_path)
+    result = cli("predict", "--judge", "offline",
+                 str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert result.stderr.strip().count("\n") == 0 and "no column for context and answer" in result.stderr
-    debug = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--debug", cwd=tmp_path)
+    debug = cli("predict", "--judge", "offline",
+                str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--debug", cwd=tmp_path)
     assert "Traceback" in debug.stderr
 
 
@@ -119,7 +121,8 @@ def test_the_cli_says_one_clear_line_and_shows_no_traceback(tmp_path):
 def test_a_duplicate_id_is_reported_on_stderr_and_kept(tmp_path):
     (tmp_path / "x.jsonl").write_text("\n".join(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."})
                                                 for _ in range(2)))
-    result = cli("predict", str(tmp_path / "x.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet", cwd=tmp_path)
+    result = cli("predict", "--judge", "offline",
+                 str(tmp_path / "x.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet", cwd=tmp_path)
     assert result.returncode == 0 and "repeated ids" in result.stderr
     assert [json.loads(x)["id"] for x in (tmp_path / "o.jsonl").read_text().splitlines()] == ["a", "a#2"]
 
@@ -182,7 +185,8 @@ def test_the_cli_says_which_evaluation_format_it_recognised(tmp_path, capsys):
     from rt4chart.cli.main import main
 
     (tmp_path / "ragas.jsonl").write_text(json.dumps(RAGAS_ROW) + "\n")
-    assert main(["predict", str(tmp_path / "ragas.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline",
+                 str(tmp_path / "ragas.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
     assert ("read as RAGAS EvaluationDataset (context: retrieved_contexts, answer: response, question: user_input)"
             in capsys.readouterr().err)
 
@@ -221,11 +225,12 @@ def test_ragtruth_as_downloaded_is_read_from_its_folder_or_its_response_file(tmp
         assert records[0].question == "how long is the bridge" and records[0].context.startswith("passage 1:")
         assert records[1].context.startswith("The museum reopened") and '"city": "Santa Barbara"' in records[2].context
         assert records[1].extra["hallucinated"] is True and records[1].extra["spans"][0]["label"] == "Evident Conflict"
-    assert main(["predict", str(folder), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(folder), "-o", str(tmp_path / "o.jsonl"), "--quiet"]) == 0
     assert "read as RAGTruth (response.jsonl + source_info.jsonl)" in capsys.readouterr().err
     lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
     assert [x["id"] for x in lines] == ["1", "2", "3"] and lines[1]["status"] == "hallucinated"
-    assert main(["bench", str(folder), "--quiet"]) == 0  # scored against the labels in response.jsonl
+    assert main(["bench", "--judge", "offline",
+                 str(folder), "--quiet"]) == 0  # scored against the labels in response.jsonl
     assert "n=3 (gold positives=1, negatives=2)" in capsys.readouterr().out
 
 

@@ -54,7 +54,7 @@ def test_a_halueval_file_gives_a_right_and_a_hallucinated_record_per_line_with_g
 def test_bench_scores_a_halueval_file_as_downloaded(tmp_path, capsys):
     path = tmp_path / "qa_data.json"
     path.write_text("".join(json.dumps(x) + "\n" for x in QA))
-    assert main(["bench", str(path)]) == 0
+    assert main(["bench", "--judge", "offline", str(path)]) == 0
     out = capsys.readouterr().out
     assert "n=4 (gold positives=2, negatives=2)" in out  # the gold of each line's two answers was read
 
@@ -85,7 +85,7 @@ def test_a_faithbench_batch_is_read_with_the_authors_worst_label_rule_and_its_sp
         (True, True, "Unwanted"), (False, False, "Consistent"), (True, False, "Questionable")]
     assert rows[0]["spans"] == [{"start": 41, "end": 51, "label": "Unwanted"}]  # Benign spans never count
     assert rows[0]["model"] == "mistral-7b"
-    assert main(["predict", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet"]) == 0
     assert f"read as {FAITHBENCH_FORMAT}" in capsys.readouterr().err
     assert len((tmp_path / "out.jsonl").read_text().splitlines()) == 3
     path.write_text(json.dumps({"samples": [{"sample_id": 0, "source": 5, "summary": "x", "annotations": []}]}))

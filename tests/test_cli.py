@@ -34,7 +34,8 @@ def gold_file(tmp_path):
 def test_audit_prints_marked_spans_and_claims(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
     (tmp_path / "a.txt").write_text("The lake is 90 metres deep.")
-    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")]) == 0
+    assert main(["audit", "--judge", "offline",
+                 "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("HALLUCINATED") and "[[90 metres]]" in out and "[contradicted]" in out
 
@@ -62,7 +63,7 @@ def test_the_cli_and_the_app_default_to_the_same_judge():
 
 def test_predict_writes_one_line_per_record_and_ends_with_one_summary_line(gold_file, tmp_path, capsys):
     out = tmp_path / "pred.jsonl"
-    assert main(["predict", str(gold_file), "-o", str(out), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(gold_file), "-o", str(out), "--quiet"]) == 0
     last = capsys.readouterr().err.strip().splitlines()[-1]
     assert last.startswith("rt4chart: 4 rows: ") and " hallucinated, " in last and " faithful, 0 unverified, 0 failed, in " in last
     assert last.endswith(f"-> {out}")
@@ -86,7 +87,7 @@ def test_a_record_that_fails_is_written_with_its_error_and_the_exit_code_says_so
         return real(context, *args, **kwargs)
     monkeypatch.setattr(batch, "audit", flaky)
     out = tmp_path / "out.jsonl"
-    assert main(["predict", str(path), "-o", str(out), "--quiet"]) == 1
+    assert main(["predict", "--judge", "offline", str(path), "-o", str(out), "--quiet"]) == 1
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert lines[0]["id"] == "ok" and "error" not in lines[0]
     assert lines[1]["id"] == "bad" and "judge exploded" in lines[1]["error"]
@@ -95,7 +96,8 @@ def test_a_record_that_fails_is_written_with_its_error_and_the_exit_code_says_so
 def test_bad_input_is_one_clear_line_without_traceback(tmp_path):
     bad = tmp_path / "latin1.txt"
     bad.write_bytes("caf\xe9 cr\xe8me br\xfbl\xe9e, d\xe9j\xe0 vu".encode("latin-1"))
-    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--context", str(bad), "--answer", str(bad)],
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--judge", "offline",
+                             "--context", str(bad), "--answer", str(bad)],
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert "not valid UTF-8" in result.stderr and "Traceback" not in result.stderr
@@ -105,7 +107,7 @@ def test_bad_input_is_one_clear_line_without_traceback(tmp_path):
 @pytest.mark.skipif(not SCORE_PY.exists(), reason="shared/benchmarks/score.py is not beside the project")
 def test_bench_prints_the_same_figures_as_score_py(gold_file, tmp_path, capsys):
     preds = tmp_path / "pred.jsonl"
-    main(["bench", str(gold_file), "--json", "-o", str(preds), "--quiet"])
+    main(["bench", "--judge", "offline", str(gold_file), "--json", "-o", str(preds), "--quiet"])
     ours = json.loads(capsys.readouterr().out)["results"]["all"]
     theirs = json.loads(subprocess.run([sys.executable, str(SCORE_PY), str(gold_file), str(preds), "--json"],
                                        capture_output=True, text=True, check=True).stdout)["results"]["all"]
@@ -117,7 +119,8 @@ def test_bench_prints_the_same_figures_as_score_py(gold_file, tmp_path, capsys):
 
 def test_audit_reads_the_answer_from_standard_input(tmp_path):
     (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
-    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--context", str(tmp_path / "c.txt"),
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--judge", "offline",
+                             "--context", str(tmp_path / "c.txt"),
                              "--answer", "-", "--format", "json"], input="The lake is 90 metres deep.",
                             capture_output=True, text=True, env={**__import__("os").environ,
                                                                  "RT4CHART_CACHE_DIR": str(tmp_path)})
@@ -128,14 +131,16 @@ def test_audit_reads_the_answer_from_standard_input(tmp_path):
 
 def test_reflection_with_the_offline_judge_is_refused_with_the_reason(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("A.")
-    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "c.txt"), "--reflect"]) == 2
+    assert main(["audit", "--judge", "offline",
+                 "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "c.txt"), "--reflect"]) == 2
     assert "does not reflect" in capsys.readouterr().err
 
 
 def test_audit_can_write_the_self_contained_html_report(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("The lake is 40 metres deep.")
     (tmp_path / "a.txt").write_text("The lake is <b>90</b> metres deep.")
-    assert main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"),
+    assert main(["audit", "--judge", "offline",
+                 "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt"),
                  "--format", "html"]) == 0
     page = capsys.readouterr().out
     assert page.startswith("<!DOCTYPE html>") and "&lt;b&gt;" in page and "<b>90" not in page
@@ -155,7 +160,7 @@ def test_audit_exit_codes_can_gate_a_pipeline(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("The lake is 40 metres deep. It was dug in 1901.")
     (tmp_path / "bad.txt").write_text("The lake is 90 metres deep.")
     (tmp_path / "good.txt").write_text("The lake is 40 metres deep.")
-    base = ["audit", "--context", str(tmp_path / "c.txt"), "--answer"]
+    base = ["audit", "--judge", "offline", "--context", str(tmp_path / "c.txt"), "--answer"]
     assert main(base + [str(tmp_path / "bad.txt")]) == 0  # without --fail-on the exit code says only "it ran"
     assert main(base + [str(tmp_path / "bad.txt"), "--fail-on", "hallucinated"]) == 1
     assert main(base + [str(tmp_path / "good.txt"), "--fail-on", "hallucinated,unverified"]) == 0
@@ -166,7 +171,7 @@ def test_audit_exit_codes_can_gate_a_pipeline(tmp_path, capsys):
 def test_sentence_numbers_a_person_reads_are_one_based(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("The lake is 40 metres deep. It was dug in 1901.")
     (tmp_path / "a.txt").write_text("It was dug in 1901.")
-    main(["audit", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")])
+    main(["audit", "--judge", "offline", "--context", str(tmp_path / "c.txt"), "--answer", str(tmp_path / "a.txt")])
     out = capsys.readouterr().out
     assert "(context sentence 2)" in out and "S1" not in out
 
@@ -182,13 +187,15 @@ def test_predict_and_batch_take_column_options_and_fail_on(tmp_path):
     assert [(x["id"], x["status"]) for x in lines] == [("k1", "hallucinated"), ("k2", "faithful")]
     assert main(["batch", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--no-cache", "--restart",
                  "--fail-on", "hallucinated", *cols]) == 1
-    assert main(["predict", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--context-col", "nope"]) == 2
+    assert main(["predict", "--judge", "offline",
+                 str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--context-col", "nope"]) == 2
 
 
 def test_bench_maps_columns_of_any_table(tmp_path, capsys):
     (tmp_path / "g.csv").write_text("key,docs,reply,label\nk1,The lake is 40 metres deep.,The lake is 90 metres "
                                     "deep.,yes\nk2,The lake is 40 metres deep.,The lake is 40 metres deep.,no\n")
-    assert main(["bench", str(tmp_path / "g.csv"), "--quiet", "--id-col", "key", "--context-col", "docs",
+    assert main(["bench", "--judge", "offline",
+                 str(tmp_path / "g.csv"), "--quiet", "--id-col", "key", "--context-col", "docs",
                  "--answer-col", "reply", "--gold-col", "label", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["results"]["all"]["answer"]["balanced_accuracy"] == 1.0 and result["scored"] == 2
@@ -209,7 +216,8 @@ def test_batch_progress_shows_the_total_and_an_eta(tmp_path):
     rows = "\n".join(json.dumps({"id": f"r{i}", "context": "The lake is 40 metres deep.", "answer": "It is 40 metres deep."})
                      for i in range(30))
     (tmp_path / "in.jsonl").write_text(rows)
-    result = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(tmp_path / "in.jsonl"), "-o",
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "batch", "--judge", "offline",
+                             str(tmp_path / "in.jsonl"), "-o",
                              str(tmp_path / "o.jsonl"), "--no-store"], capture_output=True, text=True, timeout=120,
                             cwd=Path(__file__).resolve().parents[1], env={**__import__("os").environ,
                                                                           "RT4CHART_CACHE_DIR": str(tmp_path)})
@@ -230,7 +238,8 @@ def test_the_model_judges_read_with_the_threads_asked_for_and_refuse_a_negative_
 
 @pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_bench_streams_its_predictions_to_standard_output_and_the_scores_to_standard_error(gold_file, tmp_path):
-    result = subprocess.run([sys.executable, "-m", "rt4chart", "bench", str(gold_file), "-o", "-", "--quiet"],
+    result = subprocess.run([sys.executable, "-m", "rt4chart", "bench", "--judge", "offline",
+                             str(gold_file), "-o", "-", "--quiet"],
                             capture_output=True, text=True, cwd=tmp_path,
                             env={**__import__("os").environ, "RT4CHART_CACHE_DIR": str(tmp_path)})
     assert result.returncode == 0, result.stderr

@@ -32,7 +32,8 @@ def test_a_command_still_gets_its_function_when_it_runs(tmp_path):
     context, answer = tmp_path / "c.txt", tmp_path / "a.txt"
     context.write_text("The bridge opened in 1998.")
     answer.write_text("The bridge opened in 1998.")
-    done = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--context", str(context), "--answer",
+    done = subprocess.run([sys.executable, "-m", "rt4chart", "audit", "--judge", "offline",
+                           "--context", str(context), "--answer",
                            str(answer), "--format", "json", "--no-cache"], capture_output=True, text=True, timeout=120,
                           env={"RT4CHART_CACHE_DIR": str(tmp_path / "cache"), "HOME": str(tmp_path),
                                "PATH": "/usr/bin:/bin"})

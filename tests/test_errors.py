@@ -24,7 +24,8 @@ def test_every_user_facing_error_is_an_rt4chart_error(kind):
 
 
 def test_a_user_error_is_one_line_and_exit_2(tmp_path, capsys):
-    assert cli.main(["predict", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert cli.main(["predict", "--judge", "offline",
+                     str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out.jsonl")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("rt4chart: error: ") and "Traceback" not in err
 
@@ -49,7 +50,7 @@ def test_a_bug_is_reported_as_a_bug_with_its_traceback_and_exit_70(monkeypatch, 
         return parser
 
     monkeypatch.setattr(cli, "build_parser", parser_with_a_broken_command)
-    assert cli.main(["audit", "--context", "a", "--answer", "b"]) == cli.EXIT_BUG == 70
+    assert cli.main(["audit", "--judge", "offline", "--context", "a", "--answer", "b"]) == cli.EXIT_BUG == 70
     err = capsys.readouterr().err
     assert "Traceback" in err and "an internal invariant broke" in err and "a bug in rt4chart" in err
 
@@ -57,6 +58,6 @@ def test_a_bug_is_reported_as_a_bug_with_its_traceback_and_exit_70(monkeypatch, 
 @pytest.mark.parametrize("option, value, words", [("--window-size", "0", "window-size: Input should be greater"),
                                                   ("--threshold", "5", "threshold: Input should be less")])
 def test_an_invalid_setting_names_the_setting_and_the_value(capsys, option, value, words):
-    assert cli.main(["audit", "--context", "a.", "--answer", "b.", option, value]) == 2
+    assert cli.main(["audit", "--judge", "offline", "--context", "a.", "--answer", "b.", option, value]) == 2
     err = capsys.readouterr().err
     assert words in err and f"(got {value}" in err and "pydantic" not in err

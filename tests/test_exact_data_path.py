@@ -55,7 +55,7 @@ def test_csv_writer_exports_with_doubled_quotes_newlines_and_crlf_read_back_exac
 def test_a_csv_writer_file_through_predict_gives_one_line_per_record_in_order(tmp_path):
     rows = rows_with_hard_cells(30)
     write_csv(tmp_path / "x.csv", rows, quoting=csv.QUOTE_ALL)  # CRLF line ends: csv.writer's default
-    result = cli("predict", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+    result = cli("predict", "--judge", "offline", str(tmp_path / "x.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
                  cache_dir=tmp_path)
     assert result.returncode == 0, result.stderr
     lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text().splitlines()]
@@ -78,7 +78,7 @@ def test_a_malformed_csv_is_refused_with_its_line_and_nothing_is_read(tmp_path, 
         read_records(str(tmp_path / "bad.csv"))
     assert f"line {line}" in str(err.value) or f"lines {line}-" in str(err.value)
     assert what in str(err.value)
-    result = cli("predict", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+    result = cli("predict", "--judge", "offline", str(tmp_path / "bad.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
                  cache_dir=tmp_path)
     assert result.returncode == 2 and what in result.stderr and not (tmp_path / "o.jsonl").exists()
 
@@ -110,7 +110,8 @@ def test_predict_output_is_identical_under_any_hash_seed(tmp_path):
     for seed in ("0", "1", "4242"):
         out = tmp_path / f"seed{seed}.jsonl"
         procs.append(subprocess.Popen(
-            [sys.executable, "-m", "rt4chart", "predict", str(DEV_FILES[0]), "-o", str(out), "--quiet"],
+            [sys.executable, "-m", "rt4chart", "predict", "--judge", "offline",
+             str(DEV_FILES[0]), "-o", str(out), "--quiet"],
             env={"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "PYTHONHASHSEED": seed,
                  "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"],
                  "RT4CHART_CACHE_DIR": str(tmp_path)}))
@@ -127,7 +128,8 @@ def test_a_lone_surrogate_is_that_records_error_and_every_other_row_is_written(t
             {"id": "b\ud800", "context": "X is 1.", "answer": "X is \ud800 1."},
             {"id": "c", "context": "X is 1.", "answer": "X is 2."}]
     (tmp_path / "in.jsonl").write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    result = cli("predict", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+    result = cli("predict", "--judge", "offline",
+                 str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
                  cache_dir=tmp_path)
     assert result.returncode == 1 and "1 of 3 records failed" in result.stderr
     lines = [json.loads(x) for x in (tmp_path / "o.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -145,7 +147,8 @@ def test_a_record_nested_too_deeply_to_read_is_that_records_error_on_every_engin
     outputs = []
     for engine in ("local", "dask"):
         out = tmp_path / f"{engine}.jsonl"
-        result = cli("batch", str(tmp_path / "in.jsonl"), "-o", str(out), "--quiet", "--engine", engine,
+        result = cli("batch", "--judge", "offline",
+                     str(tmp_path / "in.jsonl"), "-o", str(out), "--quiet", "--engine", engine,
                      "--no-store", cache_dir=tmp_path)
         assert result.returncode == 1 and "1 of 3 records failed" in result.stderr, result.stderr  # was exit 70
         outputs.append(out.read_bytes())
@@ -214,13 +217,15 @@ def test_a_second_batch_on_the_same_output_refuses_at_once_and_the_first_one_win
     out = tmp_path / "out.jsonl"
     env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", ""), "RT4CHART_CACHE_DIR": str(tmp_path),
            "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"]}  # was missing: the run landed in the user's store
-    first = subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(out), "--quiet",
+    first = subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", "--judge", "offline",
+                              str(source), "-o", str(out), "--quiet",
                               "--no-cache"], env=env, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 60
     while not Path(f"{out}.lock").exists() and time.time() < deadline:
         time.sleep(0.05)
     started = time.perf_counter()
-    second = cli("batch", str(source), "-o", str(out), "--quiet", "--no-cache", cache_dir=tmp_path)
+    second = cli("batch", "--judge", "offline",
+                 str(source), "-o", str(out), "--quiet", "--no-cache", cache_dir=tmp_path)
     assert time.perf_counter() - started < 10
     assert second.returncode == 2 and "being written by another rt4chart run" in second.stderr
     assert first.wait(timeout=300) == 0, first.stderr.read()
@@ -248,8 +253,9 @@ def test_stdout_output_is_the_same_bytes_as_a_file(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text("\n".join(json.dumps({"id": f"r{i}", "context": "X is 1.", "answer": f"X is {i}."})
                                 for i in range(5)))
-    to_file = cli("predict", str(source), "-o", str(tmp_path / "o.jsonl"), "--quiet", cache_dir=tmp_path)
-    to_stdout = cli("predict", str(source), "-o", "-", "--quiet", cache_dir=tmp_path)
+    to_file = cli("predict", "--judge", "offline",
+                  str(source), "-o", str(tmp_path / "o.jsonl"), "--quiet", cache_dir=tmp_path)
+    to_stdout = cli("predict", "--judge", "offline", str(source), "-o", "-", "--quiet", cache_dir=tmp_path)
     assert to_file.returncode == to_stdout.returncode == 0
     assert to_stdout.stdout == (tmp_path / "o.jsonl").read_text()
 
@@ -363,7 +369,8 @@ def test_a_parquet_binary_column_is_read_as_its_text(tmp_path):
 def test_a_file_without_records_writes_an_empty_output_and_stores_no_run(tmp_path):
     (tmp_path / "empty.csv").write_text("id,context,answer\n")
     data = {"RT4CHART_DATA_DIR": str(tmp_path / "data")}
-    result = cli("batch", str(tmp_path / "empty.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet", env_extra=data,
+    result = cli("batch", "--judge", "offline",
+                 str(tmp_path / "empty.csv"), "-o", str(tmp_path / "o.jsonl"), "--quiet", env_extra=data,
                  cache_dir=tmp_path)
     assert result.returncode == 0 and (tmp_path / "o.jsonl").read_bytes() == b""
     assert "has no records" in result.stderr and "no run was stored" in result.stderr
@@ -375,7 +382,8 @@ def test_a_file_without_records_writes_an_empty_output_and_stores_no_run(tmp_pat
 def test_devices_and_links_into_dev_are_written_in_place_never_replaced(tmp_path):
     source = tmp_path / "in.jsonl"
     source.write_text(json.dumps({"id": "a", "context": "X is 1.", "answer": "X is 1."}) + "\n")
-    quiet = cli("batch", str(source), "-o", "/dev/null", "--quiet", "--no-store", cache_dir=tmp_path)
+    quiet = cli("batch", "--judge", "offline",
+                str(source), "-o", "/dev/null", "--quiet", "--no-store", cache_dir=tmp_path)
     assert quiet.returncode == 0 and quiet.stdout == ""  # was: the predictions printed to standard output
     assert not Path("/dev/null.partial").exists() and not Path("/dev/null.journal.sqlite3").exists()
     was_link = os.path.islink("/dev/stderr")
@@ -384,7 +392,8 @@ def test_devices_and_links_into_dev_are_written_in_place_never_replaced(tmp_path
     with errors.open("a") as handle:
         env = {"PYTHONPATH": str(ROOT), "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
                "RT4CHART_DATA_DIR": os.environ["RT4CHART_DATA_DIR"], "RT4CHART_CACHE_DIR": str(tmp_path)}
-        done = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", "/dev/stderr", "--quiet",
+        done = subprocess.run([sys.executable, "-m", "rt4chart", "batch", "--judge", "offline",
+                               str(source), "-o", "/dev/stderr", "--quiet",
                                "--no-store"], stderr=handle, env=env, timeout=120)
     assert done.returncode == 0
     lines = errors.read_text().splitlines()
@@ -415,6 +424,7 @@ def test_a_full_disk_for_the_output_is_one_line_and_a_resumed_run_is_byte_identi
     assert not (tmp_path / "o.jsonl").exists()  # no half-written output declared complete
     resumed = cli(*args, cache_dir=tmp_path / "cache")  # the same command again resumes
     assert resumed.returncode == 0, resumed.stderr
-    fresh = cli("batch", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "fresh.jsonl"), "--quiet", "--no-store",
+    fresh = cli("batch", "--judge", "offline",
+                str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "fresh.jsonl"), "--quiet", "--no-store",
                 cache_dir=tmp_path / "cache2")
     assert fresh.returncode == 0 and (tmp_path / "o.jsonl").read_bytes() == (tmp_path / "fresh.jsonl").read_bytes()

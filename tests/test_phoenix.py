@@ -84,7 +84,7 @@ def test_spans_pulled_from_phoenix_are_audited_and_the_verdicts_go_back_as_span_
 
     spans = tmp_path / "spans.jsonl"
     assert main(["phoenix", "pull", "--endpoint", phoenix_url, "--project", project, "-o", str(spans)]) == 0
-    assert main(["predict", str(spans), "-o", str(tmp_path / "audited.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(spans), "-o", str(tmp_path / "audited.jsonl"), "--quiet"]) == 0
     assert f"read as {PHOENIX_FORMAT}" in capsys.readouterr().err
     lines = [json.loads(x) for x in (tmp_path / "audited.jsonl").read_text().splitlines()]
     assert len(lines) == 3
@@ -114,10 +114,12 @@ def test_phoenix_span_tables_saved_as_parquet_read_the_same_as_pulled_spans(phoe
 
     frame = Client(base_url=phoenix_url).spans.get_spans_dataframe(project_identifier=project)
     frame.to_parquet(tmp_path / "spans.parquet")
-    assert main(["predict", str(tmp_path / "spans.parquet"), "-o", str(tmp_path / "a.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline",
+                 str(tmp_path / "spans.parquet"), "-o", str(tmp_path / "a.jsonl"), "--quiet"]) == 0
     assert main(["phoenix", "pull", "--endpoint", phoenix_url, "--project", project, "-o",
                  str(tmp_path / "spans.jsonl")]) == 0
-    assert main(["predict", str(tmp_path / "spans.jsonl"), "-o", str(tmp_path / "b.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline",
+                 str(tmp_path / "spans.jsonl"), "-o", str(tmp_path / "b.jsonl"), "--quiet"]) == 0
     a, b = ([json.loads(x) for x in (tmp_path / f).read_text().splitlines()] for f in ("a.jsonl", "b.jsonl"))
     assert sorted(x["id"] for x in a) == sorted(x["id"] for x in b)
     assert {x["id"]: x["status"] for x in a} == {x["id"]: x["status"] for x in b}
@@ -129,7 +131,8 @@ def test_a_stored_run_exports_to_a_phoenix_dataset(phoenix_url, project, tmp_pat
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
     spans = tmp_path / "spans.jsonl"
     assert main(["phoenix", "pull", "--endpoint", phoenix_url, "--project", project, "-o", str(spans)]) == 0
-    assert main(["batch", str(spans), "-o", str(tmp_path / "out.jsonl"), "--quiet", "--run-name", "traces v1"]) == 0
+    assert main(["batch", "--judge", "offline",
+                 str(spans), "-o", str(tmp_path / "out.jsonl"), "--quiet", "--run-name", "traces v1"]) == 0
     assert main(["phoenix", "dataset", "traces v1", "--endpoint", phoenix_url, "--name", "audited traces"]) == 0
     assert "3 examples" in capsys.readouterr().err
     made = Client(base_url=phoenix_url).datasets.get_dataset(dataset="audited traces")

@@ -53,7 +53,7 @@ def test_every_file_the_packages_wrote_is_recognised_and_read_record_for_record(
                                   "langsmith_runs.jsonl", "default.sqlite", "openinference_langchain.jsonl"])
 def test_predict_says_which_format_it_read_and_writes_one_line_per_record(written, name, tmp_path, capsys):
     out, expected = written
-    assert main(["predict", str(out / name), "-o", str(tmp_path / "p.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(out / name), "-o", str(tmp_path / "p.jsonl"), "--quiet"]) == 0
     assert f"read as {expected['files'][name]}" in capsys.readouterr().err
     lines = [json.loads(x) for x in (tmp_path / "p.jsonl").read_text().splitlines()]
     assert [x["status"] for x in lines] == ["faithful", "hallucinated", "faithful"]  # 2001 is not 14 May 1998
@@ -64,7 +64,8 @@ def test_the_stored_run_says_which_format_its_input_was_read_as(written, tmp_pat
 
     out, expected = written
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
-    assert main(["batch", str(out / "langsmith_trees.jsonl"), "-o", str(tmp_path / "b.jsonl"), "--quiet",
+    assert main(["batch", "--judge", "offline",
+                 str(out / "langsmith_trees.jsonl"), "-o", str(tmp_path / "b.jsonl"), "--quiet",
                  "--run-name", "langsmith v1"]) == 0
     run = Store().get_run("langsmith v1")
     assert run.manifest["input_format"] == "LangSmith runs" and run.rows == 3

@@ -62,7 +62,7 @@ def test_a_batch_killed_with_sigkill_resumes_and_equals_an_uninterrupted_run(tmp
     source = tmp_path / "in.jsonl"
     write_rows(source, 2500, sentences=12)
     env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
-    cmd = [sys.executable, "-m", "rt4chart", "batch", str(source), "--quiet"]
+    cmd = [sys.executable, "-m", "rt4chart", "batch", "--judge", "offline", str(source), "--quiet"]
     reference = tmp_path / "reference.jsonl"
     subprocess.run(cmd + ["-o", str(reference), "--no-journal", "--no-cache"], env=env, check=True, timeout=300)
 

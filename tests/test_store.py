@@ -171,7 +171,8 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     for name, extra in (("v1", []), ("v2", ["--window-size", "2", "--window-stride", "1"])):
         assert main(["batch", str(SAMPLE), "-o", str(tmp_path / f"{name}.jsonl"), "--quiet", "--run-name", name,
                      *extra]) == 0
-    assert main(["batch", str(SAMPLE), "-o", str(tmp_path / "x.jsonl"), "--quiet", "--no-store"]) == 0
+    assert main(["batch", "--judge", "offline",
+                 str(SAMPLE), "-o", str(tmp_path / "x.jsonl"), "--quiet", "--no-store"]) == 0
     capsys.readouterr()
     assert main(["runs", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
@@ -194,7 +195,8 @@ def test_the_cli_contract_of_runs(tmp_path, monkeypatch, capsys):
     exported = [json.loads(x) for x in labels.read_text().splitlines()]
     assert [(r["id"], r["hallucinated"], r["label_source"]) for r in exported] == [("harbor-4", False, "review")]
     assert main(["runs", "export", "v1", "-o", str(labels)]) == 0
-    assert main(["bench", str(labels), "--quiet"]) == 0  # any judge is scored against the team's labels
+    assert main(["bench", "--judge", "offline",
+                 str(labels), "--quiet"]) == 0  # any judge is scored against the team's labels
     capsys.readouterr()
     assert main(["runs", "export", "v1", "-o", "-"]) == 0  # '-' is standard output, never a file named '-'
     assert capsys.readouterr().out == labels.read_text() and not (Path.cwd() / "-").exists()
@@ -355,7 +357,8 @@ def test_three_batches_on_a_fresh_store_at_once_each_get_their_own_run(request, 
     source.write_text("".join(json.dumps({"id": str(i), "context": "The sky is blue.", "answer": "The sky is blue."})
                               + "\n" for i in range(5)))
     env = {**__import__("os").environ, "RT4CHART_DB": url, "PYTHONPATH": str(ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(tmp_path / f"o{i}.jsonl"),
+    procs = [subprocess.Popen([sys.executable, "-m", "rt4chart", "batch", "--judge", "offline",
+                               str(source), "-o", str(tmp_path / f"o{i}.jsonl"),
                                "--run-name", "same", "--quiet", "--no-cache"], env=env, stderr=subprocess.PIPE, text=True)
              for i in range(3)]
     errors = [p.communicate(timeout=120)[1] for p in procs]

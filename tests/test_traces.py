@@ -36,7 +36,7 @@ def test_an_otlp_export_is_one_record_per_trace_with_its_documents_as_passages(t
 def test_predict_reads_an_otlp_file_says_so_and_audits_every_trace(tmp_path, capsys):
     path = tmp_path / "traces.json"  # one request, pretty-printed, as a single .json file
     path.write_text(json.dumps(otlp_json(recorded()), indent=2))
-    assert main(["predict", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet"]) == 0
+    assert main(["predict", "--judge", "offline", str(path), "-o", str(tmp_path / "out.jsonl"), "--quiet"]) == 0
     assert f"read as {OTLP_FORMAT}" in capsys.readouterr().err
     lines = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert [x["status"] for x in lines] == ["faithful", "hallucinated", "faithful"]  # 2001 is not 14 May 1998
