@@ -11,8 +11,8 @@ from app_pages._store import store
 from rt4chart.core.types import AuditReport
 
 CLAIM_CHOICES = ("not reviewed", "judge is right", "judge is wrong")
-KEYS_HELP = ("Keys (not while typing in a box): **r** judge is right, **w** judge is wrong (the first claim not yet "
-             "reviewed), **s** save, **n** next row in the queue.")
+KEYS_HELP = ("Keys (not while typing in a box): **r** the judge is right, **w** it is wrong (on the first claim not "
+             "yet reviewed), **s** save, **n** next row in the queue.")
 # Installed once per browser document: it clicks the same controls a mouse would, so a key and a click are one path
 HOTKEYS = """(() => {
   const doc = parent.document;

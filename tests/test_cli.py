@@ -185,8 +185,8 @@ def test_predict_and_batch_take_column_options_and_fail_on(tmp_path):
     assert main(["predict", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", *cols]) == 0
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert [(x["id"], x["status"]) for x in lines] == [("k1", "hallucinated"), ("k2", "faithful")]
-    assert main(["batch", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--no-cache", "--restart",
-                 "--fail-on", "hallucinated", *cols]) == 1
+    assert main(["batch", "--judge", "offline", str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--no-cache",
+                 "--restart", "--fail-on", "hallucinated", *cols]) == 1
     assert main(["predict", "--judge", "offline",
                  str(tmp_path / "logs.csv"), "-o", str(out), "--quiet", "--context-col", "nope"]) == 2
 

@@ -411,7 +411,8 @@ def test_a_full_disk_for_the_output_is_one_line_and_a_resumed_run_is_byte_identi
     rows = [{"id": str(i), "context": f"Item {i} weighs {i} kg. It is red.", "answer": f"Item {i} weighs {i % 7} kg."}
             for i in range(300)]
     (tmp_path / "in.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    args = ("batch", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet", "--no-store")
+    args = ("batch", "--judge", "offline", str(tmp_path / "in.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--quiet",
+            "--no-store")
 
     def small_disk():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
