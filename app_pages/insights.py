@@ -70,8 +70,8 @@ if report is not None:
     st.caption(f"{report.warmup_steps} warm-up steps · {report.parallel_rows} rows in parallel · "
                f"{report.skipped_rows} rows without issues skipped"
                + (f" · {report.unverified_rows} unverified rows skipped" if report.unverified_rows else "")
-               + f" · {report.calls} calls ({report.cached_calls} cached) · "
-               f"{report.prompt_tokens + report.completion_tokens:,} tokens · {report.elapsed_s:.1f} s · parallel "
+               + f" · {report.cost.calls} calls ({report.cost.cached_calls} cached) · "
+               f"{report.cost.tokens:,} tokens · {report.elapsed_s:.1f} s · parallel "
                f"phase {report.parallel_wall_s:.1f} s instead of ~{report.sequential_estimate_s:.1f} s sequentially")
     d1, d2 = st.columns(2)
     d1.download_button("Download Markdown", report.to_markdown(), file_name="rt4chart-insights.md")

@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from rt4chart.batch.rows import run_records
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
 from rt4chart.data.predictions import output_line
 from rt4chart.data.records import iter_rows, records_from_rows
@@ -24,10 +25,8 @@ class BenchResult:
     scores: dict[str, Scores]
     elapsed_s: float
     answers: int
-    judge_calls: int = 0
+    cost: Cost = field(default_factory=Cost)
     planned_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
     errors: list[str] = field(default_factory=list)
     unverified: int = 0     # answers the judge failed on: not scored (neither faithful nor hallucinated)
     scored: int = 0         # answers the scores are computed over
@@ -41,10 +40,10 @@ class BenchResult:
         n = max(self.answers, 1)
         return {"answers": self.answers, "elapsed_s": round(self.elapsed_s, 3),
                 "answers_per_s": round(self.answers_per_s, 2),
-                "judge_calls_per_answer": self.judge_calls / n,
+                "judge_calls_per_answer": self.cost.calls / n,
                 "planned_calls_per_answer": self.planned_calls / n,
-                "prompt_tokens_per_answer": self.prompt_tokens / n,
-                "completion_tokens_per_answer": self.completion_tokens / n,
+                "prompt_tokens_per_answer": self.cost.prompt_tokens / n,
+                "completion_tokens_per_answer": self.cost.completion_tokens / n,
                 "errors": self.errors, "unverified": self.unverified, "scored": self.scored,
                 "refused": self.refused or None,
                 "results": {k: v.as_dict() for k, v in self.scores.items()}}
@@ -111,7 +110,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     """Audit every gold record (question from `meta.question`) and score the predictions."""
     preds: list[dict] = []
     errors: list[str] = []
-    calls = planned = ptok = ctok = 0
+    cost, planned = Cost(), 0
     started = time.perf_counter()
     records = list(records_from_rows(gold, source="benchmark"))
     for row in run_records(records, judge, config, workers=workers,
@@ -120,17 +119,15 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
         if row.report is None:
             errors.append(f"{row.record.id}: {row.error}")
             continue
-        calls += row.report.coverage.judge_calls
+        cost += row.report.coverage.cost
         planned += row.report.coverage.planned_calls
-        ptok += row.report.coverage.prompt_tokens
-        ctok += row.report.coverage.completion_tokens
     elapsed = time.perf_counter() - started
     by_id = {p["id"]: p for p in preds}
     # an unverified or failed answer is neither faithful nor hallucinated: it is not scored
     verified = [g for g in gold if by_id.get(g["id"], {}).get("hallucinated") is not None]
     unverified = sum(1 for p in preds if p.get("status") == "unverified")
-    result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), judge_calls=calls, planned_calls=planned,
-                         prompt_tokens=ptok, completion_tokens=ctok, errors=errors, unverified=unverified,
+    result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), cost=cost, planned_calls=planned,
+                         errors=errors, unverified=unverified,
                          scored=len(verified))
     if len(verified) * 2 < len(gold):
         result.refused = (f"only {len(verified)} of {len(gold)} answers were verified ({unverified} unverified, "

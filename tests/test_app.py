@@ -298,7 +298,7 @@ def test_the_openai_judge_from_the_sidebar_audits_and_never_shows_the_key():
         at.run()
         at = click(at, "Audit")
         report = at.session_state["rt4.audit"]["report"]
-        assert report.manifest.judge == "openai" and report.coverage.judge_calls >= 3
+        assert report.manifest.judge == "openai" and report.coverage.cost.calls >= 3
         assert server.stats["requests"] >= 3
         shown = " ".join(str(e.value) for e in at.markdown) + html_of(at)
         assert secret not in shown and secret not in report.to_json()

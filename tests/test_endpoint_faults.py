@@ -37,11 +37,11 @@ def test_failed_replies_are_never_cached_so_a_rerun_against_a_healthy_endpoint_g
         assert first.status == "unverified" and len(cache) == 0
         server.behaviour = "ok"
         second = audit(CONTEXT, ANSWER, judge=judge_for(server, cache))
-        assert second.status == "faithful" and second.coverage.judge_calls > 0 and len(cache) > 0
+        assert second.status == "faithful" and second.coverage.cost.calls > 0 and len(cache) > 0
         sent = server.chat_requests
         third = audit(CONTEXT, ANSWER, judge=judge_for(server, cache))
         assert server.chat_requests == sent  # a re-run of a good audit makes no call
-        assert third.coverage.judge_calls == 0 and third.coverage.cached_calls == second.coverage.judge_calls
+        assert third.coverage.cost.calls == 0 and third.coverage.cost.cached_calls == second.coverage.cost.calls
 
 
 def test_a_report_served_from_the_report_cache_counts_its_calls_as_cached(tmp_path):
@@ -50,9 +50,9 @@ def test_a_report_served_from_the_report_cache_counts_its_calls_as_cached(tmp_pa
         record = Record("r", CONTEXT, ANSWER)
         made = audit_record(record, judge_for(server), None, cache).report
         served = audit_record(record, judge_for(server), None, cache).report
-    assert made.coverage.judge_calls > 0 and made.coverage.cached_calls == 0
-    assert served.coverage.judge_calls == 0 and served.coverage.prompt_tokens == 0
-    assert served.coverage.cached_calls == made.coverage.judge_calls
+    assert made.coverage.cost.calls > 0 and made.coverage.cost.cached_calls == 0
+    assert served.coverage.cost.calls == 0 and served.coverage.cost.prompt_tokens == 0
+    assert served.coverage.cost.cached_calls == made.coverage.cost.calls
 
 
 def _rows(path: Path, n: int) -> None:
@@ -92,8 +92,8 @@ def test_server_errors_and_timeouts_stay_per_call_failures(tmp_path):
     assert "no reply within 1 s" in report.claims[0].rationale
     # a timed-out deterministic request is retried once, not four times: 2 requests for each of the
     # three calls (decomposition, which falls back to the rule-based splitter; one window; global)
-    assert report.coverage.judge_calls == server.chat_requests == 3 * 2
-    assert report.coverage.failed_calls == report.coverage.judge_calls and elapsed < 20
+    assert report.coverage.cost.calls == server.chat_requests == 3 * 2
+    assert report.coverage.cost.failed_calls == report.coverage.cost.calls and elapsed < 20
 
 
 @pytest.mark.slow
@@ -103,7 +103,7 @@ def test_the_timeout_bounds_a_whole_reply_that_drips_one_byte_at_a_time(tmp_path
         report = audit(CONTEXT, "The dam is 40 metres high.", judge=judge_for(server, timeout_s=1, max_attempts=4))
         elapsed = time.perf_counter() - started
     assert report.status == "unverified" and "no reply within 1 s" in report.claims[0].rationale
-    assert report.coverage.judge_calls == 3 * 2  # each call: the request and its one retry
+    assert report.coverage.cost.calls == 3 * 2  # each call: the request and its one retry
     assert elapsed < 15  # was unbounded: ~40 s per request at one byte a second
 
 
@@ -132,7 +132,7 @@ def test_every_request_is_bounded_and_a_reply_cut_at_its_budget_is_a_failure_wit
     assert report.status == "unverified"
     assert "cut off at its token budget" in report.claims[0].rationale
     assert "the repair failed too" in report.claims[0].rationale
-    assert report.coverage.judge_calls == 6 and report.coverage.failed_calls == 6
+    assert report.coverage.cost.calls == 6 and report.coverage.cost.failed_calls == 6
 
 
 @pytest.mark.parametrize("behaviour, mode", [("llama-cpp-python", "json_object_schema"), ("no-json-schema", "json_object")])
@@ -140,14 +140,14 @@ def test_a_rejected_response_format_steps_down_once_and_is_remembered(tmp_path, 
     with EndpointServer(behaviour) as server:
         judge = judge_for(server)
         first = audit(CONTEXT, ANSWER, judge=judge)
-        rejected = server.chat_requests - first.coverage.judge_calls + first.coverage.failed_calls
+        rejected = server.chat_requests - first.coverage.cost.calls + first.coverage.cost.failed_calls
         second = audit(CONTEXT, "The dam is 40 metres high.", judge=judge)
         formats = [(r.get("response_format") or {}).get("type") for r in server.requests]
     assert first.status == second.status == "faithful"
     assert first.manifest.endpoint["response_format"] == mode
-    assert first.coverage.judge_calls == len(formats) - second.coverage.judge_calls
-    assert second.coverage.failed_calls == 0  # remembered: no rejected request in the second audit
-    assert rejected == first.coverage.failed_calls and formats[0] == "json_schema" and formats[-1] == "json_object"
+    assert first.coverage.cost.calls == len(formats) - second.coverage.cost.calls
+    assert second.coverage.cost.failed_calls == 0  # remembered: no rejected request in the second audit
+    assert rejected == first.coverage.cost.failed_calls and formats[0] == "json_schema" and formats[-1] == "json_object"
 
 
 @pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
@@ -189,8 +189,8 @@ def test_the_plan_and_the_requests_sent_are_shown_side_by_side():
         healthy = audit(CONTEXT, ANSWER, judge=judge_for(server))
         server.behaviour = "garbage"
         broken = audit(CONTEXT, ANSWER, judge=judge_for(server))
-    assert healthy.coverage.planned_calls == healthy.coverage.judge_calls == 3  # decomposition, 1 window, global
-    assert broken.coverage.planned_calls == 3 and broken.coverage.judge_calls == 6  # each call repaired once
+    assert healthy.coverage.planned_calls == healthy.coverage.cost.calls == 3  # decomposition, 1 window, global
+    assert broken.coverage.planned_calls == 3 and broken.coverage.cost.calls == 6  # each call repaired once
     from rt4chart.reporting.html import coverage_text
 
     assert "6 judge calls (plan 3) (6 failed)" in coverage_text(broken)

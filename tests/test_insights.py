@@ -70,7 +70,7 @@ def test_warm_up_then_parallel_phase_then_consolidation():
     assert by_id["dates-2"].rows == ["r1", "r3", "r6"]  # merged item keeps the rows of "dates"
     assert set(by_id["names"].rows) == {"r3", "r6", "r0", "r4", "r5"}
     assert by_id["units"].rows == ["r5"] and report.interesting_rows == ["r5"]
-    assert report.calls == len(log) and report.prompt_tokens > 0
+    assert report.cost.calls == len(log) and report.cost.prompt_tokens > 0
     assert "Invented names" in report.to_markdown()
 
 

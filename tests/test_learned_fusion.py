@@ -109,12 +109,12 @@ def test_the_fit_script_writes_a_file_the_judge_loads_with_its_threshold_and_cro
 
 def test_the_word_check_names_the_rule_that_decided_each_claim():
     from rt4chart.auditing.pipeline import prepare
-    from rt4chart.judges.base import Usage
+    from rt4chart.core.cost import Cost
 
     judge = make_judge("offline")
     data = prepare(CONTEXT, ANSWER, None)
-    claims = judge.decompose(data, Usage())
-    verdicts = judge.verify_global(claims, {}, data, Usage())
+    claims = judge.decompose(data, Cost())
+    verdicts = judge.verify_global(claims, {}, data, Cost())
     assert {j.rule for j in verdicts.values()} >= {"found", "unknown_name_or_number"}
     for j in verdicts.values():
         assert j.rule in RULES + ("found", "about_context")
@@ -147,9 +147,9 @@ def test_the_learned_hybrid_records_every_signal_of_every_claim(fitted):
     judge = HybridJudge(ModelSettings(fusion=str(fitted), threads=1))
     data = prepare(CONTEXT, ANSWER, "Who designed it?")
     claims = judge.decompose(data, None)
-    from rt4chart.judges.base import Usage
+    from rt4chart.core.cost import Cost
 
-    finals = judge.verify_global(claims, {}, data, Usage())
+    finals = judge.verify_global(claims, {}, data, Cost())
     for claim in claims:
         assert set(finals[claim.id].signals) == set(SIGNALS)
         assert all(math.isfinite(v) for v in finals[claim.id].signals.values())

@@ -51,7 +51,7 @@ def test_an_nli_checkpoint_that_reads_entailment_entails_with_an_evidence_senten
     assert [c.verdict.value for c in report.claims] == ["entailed", "entailed"]
     for claim in report.claims:
         assert [e.relation for e in claim.evidence] == ["supports"]
-    assert report.coverage.model_pairs > 0 and report.coverage.model_tokens > report.coverage.model_pairs
+    assert report.coverage.cost.model_pairs > 0 and report.coverage.cost.model_tokens > report.coverage.cost.model_pairs
 
 
 def test_contradiction_comes_first_and_neutral_is_baseless(models):
@@ -104,7 +104,7 @@ def test_a_window_longer_than_the_model_is_split_into_pieces_that_fit_never_cut(
         assert ck.count_tokens(premise) + ck.count_tokens(hypothesis) + 4 <= ck.max_length
     read = " ".join(p for p, _ in seen)
     assert all(word in read for word in long_context.split())  # every word of the window was read
-    assert report.coverage.model_pairs >= 3  # more pieces than windows
+    assert report.coverage.cost.model_pairs >= 3  # more pieces than windows
 
 
 def test_a_checkpoint_is_found_in_the_local_hugging_face_cache_and_a_missing_one_says_what_to_do(
@@ -146,11 +146,11 @@ def test_the_hybrid_sets_the_models_contradiction_reading_aside_unless_asked(mod
 
 def _one_claim(judge, answer):
     from rt4chart.auditing.pipeline import prepare
-    from rt4chart.judges.base import Usage
+    from rt4chart.core.cost import Cost
 
     data = prepare(CONTEXT, answer, None)
-    claims = judge.decompose(data, Usage())
-    return claims, {}, data, Usage()
+    claims = judge.decompose(data, Cost())
+    return claims, {}, data, Cost()
 
 
 LONG_CONTEXT = " ".join([

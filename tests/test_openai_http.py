@@ -64,9 +64,9 @@ def test_a_full_audit_over_http_retries_a_429_and_counts_tokens(server, tmp_path
     assert report.status == "faithful"
     assert ChatServer.seen[0]["path"] == "/v1/chat/completions"
     assert ChatServer.seen[0]["auth"] == f"Bearer {SECRET}"
-    assert report.coverage.judge_calls == len(ChatServer.seen)  # every request sent, the retried 429 too
-    assert report.coverage.failed_calls == 1
-    assert report.coverage.prompt_tokens == 11 * (report.coverage.judge_calls - report.coverage.failed_calls)
+    assert report.coverage.cost.calls == len(ChatServer.seen)  # every request sent, the retried 429 too
+    assert report.coverage.cost.failed_calls == 1
+    assert report.coverage.cost.prompt_tokens == 11 * (report.coverage.cost.calls - report.coverage.cost.failed_calls)
     dumped = report.to_json()
     assert SECRET not in dumped and "local-test" in dumped
     cache_files = list((tmp_path / "cache").glob("*"))

@@ -30,8 +30,8 @@ def test_call_plan_is_one_decomposition_at_most_one_per_window_and_one_global():
     assert names[0] == "decomposition" and names.count("decomposition") == 1
     window_calls = len(names) - 2
     assert 1 <= window_calls <= len(report.windows)
-    assert report.coverage.judge_calls == len(names)
-    assert report.coverage.prompt_tokens > 0 and report.coverage.completion_tokens > 0
+    assert report.coverage.cost.calls == len(names)
+    assert report.coverage.cost.prompt_tokens > 0 and report.coverage.cost.completion_tokens > 0
     assert report.status == "faithful"
     assert all(r["temperature"] == 0 for r in fake.requests)
     assert all(r["response_format"]["json_schema"]["strict"] for r in fake.requests)
@@ -43,7 +43,7 @@ def test_a_rerun_is_served_from_the_cache_with_zero_calls(tmp_path):
     audit(CONTEXT, ANSWER, judge=judge_with(first, cache))
     report = audit(CONTEXT, ANSWER, judge=judge_with(second, cache))
     assert first.requests and second.requests == []
-    assert report.coverage.judge_calls == 0 and report.coverage.cached_calls == len(first.requests)
+    assert report.coverage.cost.calls == 0 and report.coverage.cost.cached_calls == len(first.requests)
 
 
 def test_garbage_json_gets_one_repair_then_the_claims_are_unverified():

@@ -57,7 +57,7 @@ def test_revisions_are_applied_and_kept_in_the_history():
     assert report.hallucinated is True
     assert report.reflection.flips == 1 and report.reflection.changed_claims == 1
     assert [r.revisions for r in report.reflection.rounds] == [1, 0]
-    assert all(r.calls == 1 and r.prompt_tokens > 0 for r in report.reflection.rounds)
+    assert all(r.cost.calls == 1 and r.cost.prompt_tokens > 0 for r in report.reflection.rounds)
 
 
 def test_reflection_stops_at_the_round_cap():
@@ -83,7 +83,7 @@ def test_reflection_calls_go_through_the_memo_cache(tmp_path):
     run(scripted([REVISE, DONE]), cache=cache)
     again = scripted([REVISE, DONE])
     report = run(again, cache=cache)
-    assert again.requests == [] and report.coverage.judge_calls == 0
+    assert again.requests == [] and report.coverage.cost.calls == 0
     assert report.claims[1].verdict is Verdict.CONTRADICTED
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from rt4chart.auditing.pipeline import prepare, route_claims
 from rt4chart.core.config import AuditConfig
-from rt4chart.judges.base import Usage
+from rt4chart.core.cost import Cost
 from rt4chart.judges.model.judge import ModelJudge
 from rt4chart.text.coverage import ensure_coverage
 from rt4chart.text.lexicon import tokenize
@@ -65,7 +65,7 @@ def candidates(judge: ModelJudge, record: dict) -> list[tuple[str, str, list[tup
     """(claim text, label, [(premise, hypothesis)]) for each claim, the pairs the judge would read."""
     config = AuditConfig()
     audit = prepare(record["context"], record["answer"], record["meta"].get("question"))
-    claims = judge.decompose(audit, Usage()) if audit.answer_sentences else []
+    claims = judge.decompose(audit, Cost()) if audit.answer_sentences else []
     claims, _ = ensure_coverage(claims, audit.answer, audit.answer_sentences)
     if not claims or not audit.context_sentences:
         return []

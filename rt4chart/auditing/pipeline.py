@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from rt4chart.auditing.manifest import manifest_of, threshold_of
 from rt4chart.auditing.reflection import check_supported, reflect
 from rt4chart.auditing.scores import answer_score, calibrate, shown
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.cost import Cost
 from rt4chart.core.types import (
     AnswerStatus,
     AuditReport,
@@ -21,7 +22,7 @@ from rt4chart.core.types import (
     Window,
     WindowVerdict,
 )
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.text.coverage import ensure_coverage
 from rt4chart.text.lexicon import tokenize
 from rt4chart.text.retrieval import SentenceIndex
@@ -132,7 +133,7 @@ class _Audit:
     data: AuditInput
     windows: list[Window]
     tell: Progress
-    usage: Usage = field(default_factory=Usage)
+    usage: Cost = field(default_factory=Cost)
     notes: list[str] = field(default_factory=list)
     local: dict[int, list[WindowVerdict]] = field(default_factory=dict)
     window_checks: int = 0
@@ -243,10 +244,7 @@ def _aggregate(run: _Audit, claims: list[Claim], finals: dict[int, Judgement], h
     spans = merge_spans((s for r in results for s in r.hallucinated_spans), join_gap=2, text=data.answer)
     rounds = len(reflection.rounds) if reflection else 0
     coverage = Coverage(context_sentences=len(data.context_sentences), windows=len(run.windows),
-                        window_checks=run.window_checks, judge_calls=usage.calls, failed_calls=usage.failed_calls,
-                        cached_calls=usage.cached_calls,
-                        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-                        model_pairs=usage.model_pairs, model_tokens=usage.model_tokens,
+                        window_checks=run.window_checks, cost=replace(usage),  # a copy: the run's counter is its own
                         elapsed_s=round(time.perf_counter() - started, 4), reflection_rounds=rounds,
                         planned_calls=run.planned + (rounds if judge.makes_calls else 0))
     return AuditReport(context=data.context, answer=data.answer, question=data.question, status=status,

@@ -3,9 +3,10 @@ round cap is reached. Each round's revisions, flips and cost are recorded; an un
 reflection with the last valid verdicts kept and the failure recorded."""
 from __future__ import annotations
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Claim, ReflectionRound, ReflectionSummary, Verdict
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.base import AuditInput, Judge, Judgement
 
 UNSUPPORTED = ("the {name} judge does not reflect: reflection re-asks an LLM judge to re-examine its own "
                "verdicts, and the {name} judge is deterministic (the same input gives the same verdicts); "
@@ -19,7 +20,7 @@ def check_supported(judge: Judge) -> None:
 
 
 def reflect(claims: list[Claim], finals: dict[int, Judgement], judge: Judge, audit: AuditInput,
-            max_rounds: int, usage: Usage) -> tuple[dict[int, Judgement], dict[int, list[Verdict]], ReflectionSummary]:
+            max_rounds: int, usage: Cost) -> tuple[dict[int, Judgement], dict[int, list[Verdict]], ReflectionSummary]:
     """Run up to `max_rounds` rounds; returns the final judgements, each claim's verdict history
     (global verdict first, then one entry per round) and the summary."""
     current = dict(finals)
@@ -30,12 +31,12 @@ def reflect(claims: list[Claim], finals: dict[int, Judgement], judge: Judge, aud
         if not checkable:
             summary.success = True
             break
-        spent = Usage()
+        spent = Cost()
         step = judge.reflect(checkable, current, audit, spent)
-        usage.add(spent)
+        usage += spent
         record = ReflectionRound(round=number, success=step.success, revisions=len(step.revisions),
-                                 calls=spent.calls, cached_calls=spent.cached_calls,
-                                 prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens,
+                                 cost=Cost(calls=spent.calls, cached_calls=spent.cached_calls,  # what a round keeps
+                                           prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens),
                                  failure=step.failure)
         if step.failure:
             summary.rounds.append(record)

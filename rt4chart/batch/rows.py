@@ -44,9 +44,7 @@ def audit_record(record: Record, judge: Judge, config: Optional[AuditConfig],
 def served_from_cache(report: AuditReport) -> AuditReport:
     """A stored report as served now: its calls were made by an earlier run, so they count as cached
     and cost nothing now (no calls, no tokens, no failures)."""
-    c = report.coverage
-    report.coverage = c.model_copy(update={"cached_calls": c.cached_calls + c.judge_calls, "judge_calls": 0,
-                                           "failed_calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+    report.coverage = report.coverage.model_copy(update={"cost": report.coverage.cost.as_cached()})
     return report
 
 

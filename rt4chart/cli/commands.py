@@ -10,6 +10,7 @@ from typing import Any, Optional
 from pydantic import ValidationError
 
 from rt4chart.core.config import AuditConfig, settings_problem
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
 from rt4chart.data.records import read_text
 from rt4chart.judges.factory import make_judge
@@ -121,9 +122,10 @@ def _batch_in_rounds(args, spec, via: str):
         from rt4chart.batch.provider.run import estimate
 
         summary, planned = estimate(args.input, spec)
-        print(f"rt4chart: dry run: {summary.rows} rows would submit {planned.requests} requests in at least "
-              f"{planned.rounds} rounds (about {planned.prompt_tokens:,} prompt and {planned.completion_tokens:,} "
-              f"completion tokens{_priced(args, spec.judge.model, planned.prompt_tokens, planned.completion_tokens)}; the replies "
+        print(f"rt4chart: dry run: {summary.rows} rows would submit {planned.cost.calls} requests in at least "
+              f"{planned.rounds} rounds (about {planned.cost.prompt_tokens:,} prompt and "
+              f"{planned.cost.completion_tokens:,} "
+              f"completion tokens{_priced(args, spec.judge.model, planned.cost)}; the replies "
               "decide the repairs); nothing was submitted or written", file=sys.stderr)
         return summary
 
@@ -143,20 +145,20 @@ def _batch_in_rounds(args, spec, via: str):
         print("rt4chart: the batch was cancelled: what the provider answered is in the run, every request it did "
               "not answer left its claims unverified", file=sys.stderr)
     print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
-          f"{report.submissions} provider batches; the reports rest on {report.prompt_tokens:,} prompt and "
-          f"{report.completion_tokens:,} completion tokens"
-          f"{_priced(args, spec.judge.model, report.prompt_tokens, report.completion_tokens)}", file=sys.stderr)
+          f"{report.submissions} provider batches; the reports rest on {report.cost.prompt_tokens:,} prompt and "
+          f"{report.cost.completion_tokens:,} completion tokens{_priced(args, spec.judge.model, report.cost)}",
+          file=sys.stderr)
     return summary
 
 
-def _priced(args, model, prompt_tokens: int, completion_tokens: int) -> str:
+def _priced(args, model, cost: Cost) -> str:
     """", about 1.23 at the batch rate of …" with a price (--price-in/--price-out, or the price table)."""
     from rt4chart.batch.provider.prices import rate_for
 
     rate = rate_for(model, args.price_in, args.price_out, getattr(args, "prices", None))
     if rate is None:
         return ""
-    return f", about {rate.cost(prompt_tokens, completion_tokens):,.2f} at the batch rate of {rate.source}"
+    return f", about {rate.price(cost):,.2f} at the batch rate of {rate.source}"
 
 
 def cmd_predict(args) -> int:
@@ -254,7 +256,7 @@ def cmd_bench(args) -> int:
                        workers=args.workers)
     if args.dry_run:
         d = result.as_dict()
-        print(f"dry run (no calls made): {result.judge_calls} calls, {result.prompt_tokens} prompt tokens for "
+        print(f"dry run (no calls made): {result.cost.calls} calls, {result.cost.prompt_tokens} prompt tokens for "
               f"{result.answers} answers ({d['judge_calls_per_answer']:.2f} calls and "
               f"{d['prompt_tokens_per_answer']:.0f} prompt tokens per answer; tokens estimated as characters/4)")
         return 0

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Literal, Optional
+from typing import Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
+
+from rt4chart.core.cost import Cost, folded, unfolded
 
 
 class Verdict(str, Enum):
@@ -100,35 +102,58 @@ class ClaimResult(BaseModel):
     score: Optional[float] = None  # how likely hallucinated, in [0, 1]; None when the judge failed
 
 
-class Coverage(BaseModel):
-    """How much work the audit did and what it cost."""
+class Costed(BaseModel):
+    """A model that holds one `Cost` and writes it as the flat keys of `_wire` (wire key -> Cost field), in the
+    key order of `_order`: what it wrote before the cost was one value, byte for byte, and what it reads."""
+
+    _wire: ClassVar[dict[str, str]] = {}
+    _order: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fold(cls, data: Any) -> Any:
+        return folded(data, cls._wire)
+
+    @model_serializer(mode="wrap")
+    def _unfold(self, handler: SerializerFunctionWrapHandler) -> dict:
+        return unfolded(handler(self), self._wire, self._order)
+
+
+class Coverage(Costed):
+    """How much work the audit did and what it cost. `planned_calls` is the call plan: decomposition +
+    windows with routed claims + global (+ reflection); `cost.calls` is written as `judge_calls`."""
+
+    _wire: ClassVar[dict[str, str]] = {"judge_calls": "calls", "failed_calls": "failed_calls",
+                                       "cached_calls": "cached_calls", "prompt_tokens": "prompt_tokens",
+                                       "completion_tokens": "completion_tokens", "model_pairs": "model_pairs",
+                                       "model_tokens": "model_tokens"}
+    _order: ClassVar[tuple[str, ...]] = (
+        "context_sentences", "windows", "window_checks", "planned_calls", "judge_calls", "failed_calls",
+        "cached_calls", "prompt_tokens", "completion_tokens", "elapsed_s", "reflection_rounds", "model_pairs",
+        "model_tokens")
 
     context_sentences: int = 0
     windows: int = 0
     window_checks: int = 0
-    planned_calls: int = 0   # the call plan: decomposition + windows with routed claims + global (+ reflection)
-    judge_calls: int = 0     # every request sent, retries and failures included
-    failed_calls: int = 0    # requests that failed or whose reply was unusable
-    cached_calls: int = 0    # answered from the memo cache: nothing sent
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    planned_calls: int = 0
+    cost: Cost = Field(default_factory=Cost)
     elapsed_s: float = 0.0
     reflection_rounds: int = 0
-    model_pairs: int = 0     # (text, claim) pairs a local model read, pieces of long windows included
-    model_tokens: int = 0
 
 
-class ReflectionRound(BaseModel):
-    """One round of self-reflection and what it cost."""
+class ReflectionRound(Costed):
+    """One round of self-reflection and what it cost (its calls, cached calls and tokens)."""
+
+    _wire: ClassVar[dict[str, str]] = {"calls": "calls", "cached_calls": "cached_calls",
+                                       "prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens"}
+    _order: ClassVar[tuple[str, ...]] = ("round", "success", "revisions", "flips", "calls", "cached_calls",
+                                         "prompt_tokens", "completion_tokens", "failure")
 
     round: int
     success: bool
     revisions: int = 0
     flips: int = 0
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
     failure: str = ""
 
 

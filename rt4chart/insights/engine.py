@@ -19,9 +19,10 @@ from typing import Callable, Iterable, Optional
 
 from pydantic import BaseModel
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.insights.types import ActionItem, AuditedRow, InsightsReport
-from rt4chart.judges.base import Judge, Usage
+from rt4chart.judges.base import Judge
 from rt4chart.judges.llm import prompts
 from rt4chart.judges.llm.client import ChatClient
 from rt4chart.judges.llm.prompts import fence_safe
@@ -161,7 +162,7 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
                    workers: int = 4, parallel: Optional[ParallelPhase] = None) -> InsightsReport:
     """Run warm-up, parallel phase and consolidation over audited rows."""
     started = time.perf_counter()
-    usage = Usage()
+    usage = Cost()
     system = prompts.load("insights_system")
     report = InsightsReport()
     with_issues = [r for r in rows if r.issues]
@@ -194,7 +195,7 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     phase_started = time.perf_counter()
 
     def check(row: AuditedRow, asked: ChatClient) -> tuple:
-        own = Usage()
+        own = Cost()
         t0 = time.perf_counter()
         prompt = prompts.render("insights_check", items=frozen, row=row_digest(row))
         reply, failure = ask(asked, prompt, _schema(_Check), "insights_check", _Check, own, system=system,
@@ -211,7 +212,7 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
     candidates: list[_Item] = []
     candidate_rows: dict[str, list[str]] = {}
     for row, reply, failure, own, seconds in outcomes:  # input order: deterministic
-        usage.add(own)
+        usage += own
         report.sequential_estimate_s += seconds
         if reply is None:
             report.failures.append(f"row {row.id}: {failure}")
@@ -239,7 +240,7 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
             items = _absorb(items, merged.items, candidate_rows)
 
     report.items = sorted(items.values(), key=lambda i: (-i.count, i.id))
-    report.calls, report.cached_calls = usage.calls, usage.cached_calls
-    report.prompt_tokens, report.completion_tokens = usage.prompt_tokens, usage.completion_tokens
+    report.cost = Cost(calls=usage.calls, cached_calls=usage.cached_calls, prompt_tokens=usage.prompt_tokens,
+                       completion_tokens=usage.completion_tokens)  # what the report keeps of the usage
     report.elapsed_s = time.perf_counter() - started
     return report

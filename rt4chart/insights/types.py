@@ -1,9 +1,12 @@
 """Typed values of dataset insights: action items with their supporting rows, and the run report."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import ClassVar, Optional
 
 from pydantic import BaseModel, Field
+
+from rt4chart.core.cost import Cost
+from rt4chart.core.types import Costed
 
 
 class AuditedRow(BaseModel):
@@ -37,7 +40,14 @@ class ActionItem(BaseModel):
         return len(self.rows)
 
 
-class InsightsReport(BaseModel):
+class InsightsReport(Costed):
+    _wire: ClassVar[dict[str, str]] = {"calls": "calls", "cached_calls": "cached_calls",
+                                       "prompt_tokens": "prompt_tokens", "completion_tokens": "completion_tokens"}
+    _order: ClassVar[tuple[str, ...]] = (
+        "items", "interesting_rows", "warmup_rows", "warmup_steps", "parallel_rows", "skipped_rows", "unverified_rows",
+        "calls", "cached_calls", "prompt_tokens", "completion_tokens", "elapsed_s", "parallel_wall_s",
+        "sequential_estimate_s", "failures")
+
     items: list[ActionItem] = Field(default_factory=list)
     interesting_rows: list[str] = Field(default_factory=list)
     warmup_rows: list[str] = Field(default_factory=list)
@@ -45,10 +55,7 @@ class InsightsReport(BaseModel):
     parallel_rows: int = 0
     skipped_rows: int = 0      # rows the judge verified and found no issue in
     unverified_rows: int = 0   # rows the judge failed on: skipped too, but never called "without issues"
-    calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    cost: Cost = Field(default_factory=Cost)
     elapsed_s: float = 0.0
     parallel_wall_s: float = 0.0
     sequential_estimate_s: float = 0.0
@@ -71,8 +78,8 @@ class InsightsReport(BaseModel):
                   f"{self.parallel_rows} rows ({self.skipped_rows} rows without issues skipped"
                   + (f", {self.unverified_rows} unverified rows skipped: the judge failed on them"
                      if self.unverified_rows else "") + ").",
-                  f"Cost: {self.calls} calls ({self.cached_calls} cached), {self.prompt_tokens:,} prompt + "
-                  f"{self.completion_tokens:,} completion tokens, {self.elapsed_s:.1f} s; the parallel phase took "
+                  f"Cost: {self.cost.calls} calls ({self.cost.cached_calls} cached), {self.cost.prompt_tokens:,} prompt + "
+                  f"{self.cost.completion_tokens:,} completion tokens, {self.elapsed_s:.1f} s; the parallel phase took "
                   f"{self.parallel_wall_s:.1f} s instead of about {self.sequential_estimate_s:.1f} s one by one."]
         if self.failures:
             lines += ["", "Failures:"] + [f"- {f}" for f in self.failures]

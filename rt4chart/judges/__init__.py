@@ -4,9 +4,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+    from rt4chart.core.cost import Cost
+    from rt4chart.judges.base import AuditInput, Judge, Judgement
 
-__all__ = ["AuditInput", "Judge", "Judgement", "Usage"]
+__all__ = ["AuditInput", "Cost", "Judge", "Judgement"]
 
 
 def __getattr__(name: str) -> Any:

@@ -5,31 +5,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Optional
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Sentence, Span, Verdict, Window
 from rt4chart.text.retrieval import SentenceIndex
-
-
-@dataclass
-class Usage:
-    """Judge requests and tokens spent. `calls` counts every request sent (retries and failures
-    included), `failed_calls` the failed or unusable ones; cached calls cost nothing and are counted apart."""
-
-    calls: int = 0
-    failed_calls: int = 0
-    cached_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    model_pairs: int = 0     # (text, claim) pairs a local model read (cached pairs not counted)
-    model_tokens: int = 0    # ... and their tokens
-
-    def add(self, other: "Usage") -> None:
-        self.calls += other.calls
-        self.failed_calls += other.failed_calls
-        self.cached_calls += other.cached_calls
-        self.prompt_tokens += other.prompt_tokens
-        self.completion_tokens += other.completion_tokens
-        self.model_pairs += other.model_pairs
-        self.model_tokens += other.model_tokens
 
 
 @dataclass
@@ -69,21 +47,21 @@ class Judge(ABC):
     makes_calls: bool = False  # one call per step (decomposition, each window, global): the plan is countable
 
     @abstractmethod
-    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+    def decompose(self, audit: AuditInput, usage: Cost) -> list[Claim]:
         """Atomic claims of the answer, each mapped to answer character spans."""
 
     @abstractmethod
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         """Local verdicts of `claims` against the sentences of one window, keyed by claim id."""
 
     @abstractmethod
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         """Final verdicts against the whole context; `hints` are the OR-joined local verdicts."""
 
     def reflect(self, claims: list[Claim], current: dict[int, Judgement], audit: AuditInput,
-                usage: Usage) -> "ReflectionStep":
+                usage: Cost) -> "ReflectionStep":
         """Re-examine the current verdicts (LLM judges only; see `supports_reflection`)."""
         raise NotImplementedError(f"the {self.name} judge does not reflect")
 

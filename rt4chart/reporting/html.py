@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 from typing import Iterable, Optional, Sequence
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.types import AuditReport, Span, Verdict
 from rt4chart.reporting.printable import printable
 
@@ -188,23 +189,23 @@ def _n(count: int, noun: str) -> str:
 
 
 def coverage_text(report: AuditReport) -> str:
-    c = report.coverage
+    c, cost = report.coverage, report.coverage.cost
     audit = report.manifest.settings.get("audit", {})
     shape = (f" of {audit['window_size']} every {audit['window_stride']}"
              if "window_size" in audit and "window_stride" in audit else "")
     text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')}{shape} · "
-            f"{_n(c.window_checks, 'window check')} · {_n(c.judge_calls, 'judge call')}"
+            f"{_n(c.window_checks, 'window check')} · {_n(cost.calls, 'judge call')}"
             + (f" (plan {c.planned_calls})" if c.planned_calls else "")
-            + (f" ({c.failed_calls} failed)" if c.failed_calls else "") + f" + {c.cached_calls} cached · "
-            f"{c.prompt_tokens:,} prompt + "
-            f"{c.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")
+            + (f" ({cost.failed_calls} failed)" if cost.failed_calls else "") + f" + {cost.cached_calls} cached · "
+            f"{cost.prompt_tokens:,} prompt + "
+            f"{cost.completion_tokens:,} completion tokens · {c.elapsed_s:.2f} s · judge: {report.manifest.judge}")
     if report.manifest.model:
         text += f" ({report.manifest.model})"
     if report.reflection is not None:
         r = report.reflection
-        cost = sum(x.prompt_tokens + x.completion_tokens for x in r.rounds)
+        spent = Cost.total(x.cost for x in r.rounds)
         text += (f" · reflection: {len(r.rounds)}/{r.max_rounds} rounds, {r.flips} flips, "
-                 f"{sum(x.calls for x in r.rounds)} calls, {cost:,} tokens"
+                 f"{spent.calls} calls, {spent.tokens:,} tokens"
                  + (", success" if r.success else (f", stopped: {r.failure}" if r.failure else ", cap reached")))
     return text
 

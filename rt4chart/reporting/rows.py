@@ -42,8 +42,8 @@ def _outcome(row: RowResult) -> dict:
             "hallucinated_text": " … ".join(s.slice(report.answer) for s in report.spans)[:500],
             "claims": len(report.claims), **report.verdict_counts(),
             "spans": json.dumps([{"start": s.start, "end": s.end} for s in report.spans]),
-            "judge_calls": report.coverage.judge_calls,
-            "tokens": report.coverage.prompt_tokens + report.coverage.completion_tokens,
+            "judge_calls": report.coverage.cost.calls,
+            "tokens": report.coverage.cost.tokens,
             "elapsed_s": report.coverage.elapsed_s, "error": "", **_reflection_columns(report)}
 
 

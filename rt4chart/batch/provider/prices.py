@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
 
 
@@ -24,8 +25,9 @@ class Rate:
     output: float   # per million completion tokens
     source: str     # where it came from, for the line that states the price
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
-        return (prompt_tokens * self.input + completion_tokens * self.output) / 1e6
+    def price(self, cost: Cost) -> float:
+        """The cost's tokens at this rate (per million tokens)."""
+        return (cost.prompt_tokens * self.input + cost.completion_tokens * self.output) / 1e6
 
 
 def read_table(path: str) -> dict[str, Rate]:

@@ -18,6 +18,7 @@ from rt4chart.batch.provider.providers import FAILED_BATCH, NOT_RESUBMITTED, Pro
 from rt4chart.batch.provider.state import RoundState
 from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.cost import Cost
 from rt4chart.core.rows import Record, RowResult
 from rt4chart.core.types import Verdict
 from rt4chart.judges.base import Judge, Judgement
@@ -98,8 +99,7 @@ class RoundsReport:
     requests_submitted: int = 0
     per_round: list[int] = field(default_factory=list)   # requests per round submitted now
     cancelled: bool = False          # a cancel was honoured: unanswered requests end unverified, none sent
-    prompt_tokens: int = 0           # the usage the provider reported for the replies the reports rest on
-    completion_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)  # the usage the provider reported for the replies the reports rest on
 
 
 T = TypeVar("T")
@@ -177,8 +177,8 @@ def audit_in_rounds(records: list[Record], make: Callable[[DeferredSDK], Judge],
                              state, poll_every_s, sleep, on_progress, cancelled)
     for row in rows:
         if row.report is not None:
-            report.prompt_tokens += row.report.coverage.prompt_tokens
-            report.completion_tokens += row.report.coverage.completion_tokens
+            report.cost += Cost(prompt_tokens=row.report.coverage.cost.prompt_tokens,
+                                completion_tokens=row.report.coverage.cost.completion_tokens)
     return rows, report
 
 

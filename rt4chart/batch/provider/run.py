@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -17,6 +17,7 @@ from rt4chart.batch.provider.state import RoundState
 from rt4chart.batch.run import BatchSummary
 from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import open_writer, run_manifest
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
 from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
@@ -30,10 +31,10 @@ VIA = ("batch-api", "batch-file")
 
 @dataclass
 class Estimate:
-    requests: int = 0
+    """What the rounds would submit: at least `rounds` provider rounds, `cost.calls` requests and their tokens."""
+
     rounds: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)
 
 
 def estimate(input_path: str, spec: RunSpec) -> tuple[BatchSummary, Estimate]:
@@ -45,10 +46,7 @@ def estimate(input_path: str, spec: RunSpec) -> tuple[BatchSummary, Estimate]:
     planned = Estimate(rounds=3 + (spec.config.max_rounds if spec.config.reflect else 0))
     for row in run_records(records, spec.judge, spec.config):
         if row.report is not None:
-            c = row.report.coverage
-            planned.requests += c.judge_calls
-            planned.prompt_tokens += c.prompt_tokens
-            planned.completion_tokens += c.completion_tokens
+            planned.cost += row.report.coverage.cost
     return BatchSummary(rows=len(records)), planned
 
 

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Optional
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import JudgeConfigError, JudgeFatalError, LLMCallError  # noqa: F401 - re-exported
 
 
@@ -32,6 +33,14 @@ class Completion:
     @property
     def truncated(self) -> bool:
         return self.finish_reason == "length"
+
+    @property
+    def cost(self) -> Cost:
+        """What this reply cost now: one cached call, or the requests sent and their tokens."""
+        if self.cached:
+            return Cost(cached_calls=1)
+        return Cost(calls=self.requests, failed_calls=self.failed, prompt_tokens=self.prompt_tokens,
+                    completion_tokens=self.completion_tokens)
 
 
 class ChatClient(ABC):

@@ -12,9 +12,10 @@ from typing import Callable, Optional, TypeVar
 
 from pydantic import BaseModel
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Claim, Span, Verdict, Window
-from rt4chart.judges.base import AuditInput, Judge, Judgement, ReflectionStep, Usage
+from rt4chart.judges.base import AuditInput, Judge, Judgement, ReflectionStep
 from rt4chart.judges.cache import MemoCache
 from rt4chart.judges.llm import prompts
 from rt4chart.judges.llm.client import ChatClient, resolve_setting
@@ -109,13 +110,13 @@ class OpenAIJudge(Judge):
 
     # -- calls --------------------------------------------------------------------------------
 
-    def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage, reply_tokens: int,
+    def _ask(self, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Cost, reply_tokens: int,
              check: Callable[[T], Optional[str]] = lambda _: None) -> tuple[Optional[T], str]:
         """One call plus at most one repair (see `structured.ask`), with a bounded reply."""
         return ask(self.client, prompt, schema, schema_name, model, usage, check,
                    max_tokens=min(MAX_REPLY_TOKENS, reply_tokens))
 
-    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+    def decompose(self, audit: AuditInput, usage: Cost) -> list[Claim]:
         prompt = prompts.render("decompose", question=fence_safe(audit.question or "(none)"),
                                 answer=fence_safe(audit.answer))
         # each claim repeats its words twice (text and answer substrings) plus JSON punctuation
@@ -151,7 +152,7 @@ class OpenAIJudge(Judge):
         return claims or split_claims(audit.answer, audit.answer_sentences)
 
     def _verify(self, template: str, claims: list[Claim], sentence_ids: list[int], audit: AuditInput,
-                usage: Usage, hints: str = "") -> dict[int, Judgement]:
+                usage: Cost, hints: str = "") -> dict[int, Judgement]:
         wanted = {c.id for c in claims}
         context = numbered_context(audit, sentence_ids)
         claim_lines = "\n".join(f"{c.id}: {fence_safe(c.text)}" for c in claims)
@@ -198,11 +199,11 @@ class OpenAIJudge(Judge):
         return results
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         return self._verify("verify_window", claims, list(window.sentence_ids()), audit, usage)
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         ids = self._global_sentences(claims, hints, audit)
         hint_lines = "\n".join(
             f"{c.id}: {hints[c.id].verdict.value} (sentences {hints[c.id].supporting + hints[c.id].contradicting})"
@@ -239,7 +240,7 @@ class OpenAIJudge(Judge):
         return picked
 
     def reflect(self, claims: list[Claim], current: dict[int, Judgement], audit: AuditInput,
-                usage: Usage) -> ReflectionStep:
+                usage: Cost) -> ReflectionStep:
         """Show the judge its verdicts, evidence and reasons with the context; apply what it revises."""
         ids = self._global_sentences(claims, current, audit)
         lines = []

@@ -16,22 +16,12 @@ from typing import Callable, Optional, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.errors import LLMCallError
-from rt4chart.judges.base import Usage
 from rt4chart.judges.llm import prompts
 from rt4chart.judges.llm.client import ChatClient, Completion
 
 T = TypeVar("T", bound=BaseModel)
-
-
-def _count(usage: Usage, completion: Completion) -> None:
-    if completion.cached:
-        usage.cached_calls += 1
-        return
-    usage.calls += completion.requests
-    usage.failed_calls += completion.failed
-    usage.prompt_tokens += completion.prompt_tokens
-    usage.completion_tokens += completion.completion_tokens
 
 
 def _parse(completion: Completion, model: type[T], check: Callable[[T], Optional[str]],
@@ -51,7 +41,7 @@ def _both(first: str, second: str) -> str:
     return f"{first}; the repair failed too: {second}" if first else second
 
 
-def ask(client: ChatClient, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Usage,
+def ask(client: ChatClient, prompt: str, schema: dict, schema_name: str, model: type[T], usage: Cost,
         check: Callable[[T], Optional[str]] = lambda _: None, system: Optional[str] = None,
         max_tokens: Optional[int] = None) -> tuple[Optional[T], str]:
     """Returns (parsed reply, "") or (None, failure reason). Every request sent is counted in `usage`
@@ -63,10 +53,9 @@ def ask(client: ChatClient, prompt: str, schema: dict, schema_name: str, model: 
         try:
             completion = client.complete(messages, schema, schema_name, max_tokens=budget, use_cache=use_cache)
         except LLMCallError as exc:
-            usage.calls += exc.requests
-            usage.failed_calls += exc.failed
+            usage += Cost(calls=exc.requests, failed_calls=exc.failed)
             return None, _both(first_failure, f"judge call failed: {exc.reason}")
-        _count(usage, completion)
+        usage += completion.cost
         first_key = first_key or completion.key
         parsed, problem = _parse(completion, model, check, budget)
         if parsed is not None:

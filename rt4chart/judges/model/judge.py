@@ -19,8 +19,9 @@ from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Verdict, Window
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import number_key, tokenize
@@ -114,16 +115,16 @@ class ModelJudge(Judge):
         return (float(self.config.calibration[0]), float(self.config.calibration[1]))
 
     # steps --------------------------------------------------------------------------------------------
-    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+    def decompose(self, audit: AuditInput, usage: Cost) -> list[Claim]:
         return split_claims(audit.answer, audit.answer_sentences)
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         ids = list(window.sentence_ids())
         return dict(self._read(claims, {c.id: ids for c in claims}, audit, usage, split=True))
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         """A claim that a window entails is entailed by the whole context, and a window's contradiction comes
         first: those keep their local reading. The others are read against the sentences of the whole
         context that match them best (evidence spread over several windows, or missed by the routing)."""
@@ -196,7 +197,7 @@ class ModelJudge(Judge):
             chunks.append(" ".join(current))
         return chunks
 
-    def _probs(self, pairs: list[tuple[str, str]], usage: Usage) -> list[tuple[float, float, float]]:
+    def _probs(self, pairs: list[tuple[str, str]], usage: Cost) -> list[tuple[float, float, float]]:
         todo = [p for p in dict.fromkeys(pairs) if p not in self._pairs]
         if todo:
             for pair, probs in zip(todo, self.checkpoint.pair_probs([p for p, _ in todo], [h for _, h in todo])):
@@ -207,7 +208,7 @@ class ModelJudge(Judge):
                 self._pairs.popitem(last=False)
         return [self._pairs[p] for p in pairs]
 
-    def _read(self, claims: list[Claim], ids: dict[int, list[int]], audit: AuditInput, usage: Usage,
+    def _read(self, claims: list[Claim], ids: dict[int, list[int]], audit: AuditInput, usage: Cost,
               split: bool) -> dict[int, ModelJudgement]:
         """Each claim against its sentences (split into pieces that fit); the best piece for entailment and
         for contradiction decide."""
@@ -244,7 +245,7 @@ class ModelJudge(Judge):
         return sorted(i for i, _ in ranked)
 
     def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int], audit: AuditInput,
-                usage: Usage, final: bool) -> ModelJudgement:
+                usage: Cost, final: bool) -> ModelJudgement:
         verdict, score = model_verdict(entail, contra, self.config.entail_threshold, self.contradict_from)
         if verdict is Verdict.CONTRADICTED:
             why = f"the model reads a contradiction (P {contra:.2f})"
@@ -259,7 +260,7 @@ class ModelJudge(Judge):
             self._evidence(j, claim, audit, usage)
         return j
 
-    def _evidence(self, j: ModelJudgement, claim: Claim, audit: AuditInput, usage: Usage) -> None:
+    def _evidence(self, j: ModelJudgement, claim: Claim, audit: AuditInput, usage: Cost) -> None:
         """The sentence of the deciding piece that the model rates highest alone for the verdict's relation."""
         ranked_words = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
         piece = ranked_words[: self.config.evidence_sentences]
@@ -350,7 +351,7 @@ class HybridJudge(ModelJudge):
         return False
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         """The offline judge's proofs, then the model's reading of the rest. A claim that the model already
         entailed in an earlier window of this audit is not read again: with the model's contradiction reading
         set aside, only a proof can outrank that entailment in the OR-join, and proofs are still checked in
@@ -379,7 +380,7 @@ class HybridJudge(ModelJudge):
         return audit.__dict__.setdefault("_hybrid_entailed", {}).setdefault(self._token, set())
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         if self.learned:
             return self._learned_global(claims, hints, audit, usage)
         lexical = self.offline.verify_global(claims, hints, audit, usage)
@@ -419,7 +420,7 @@ class HybridJudge(ModelJudge):
 
     # the learned fusion ------------------------------------------------------------------------------
     def _learned_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                        usage: Usage) -> dict[int, Judgement]:
+                        usage: Cost) -> dict[int, Judgement]:
         """Every claim scored by the learned fusion over all its signals; a statement about the context keeps
         the offline check's verdict (the model cannot read 'X is not in the passages')."""
         lexical = self.offline.verify_global(claims, hints, audit, usage)
@@ -434,7 +435,7 @@ class HybridJudge(ModelJudge):
             out[claim.id] = self._learned_verdict(claim, lexical[claim.id], x, readings, piece, audit, usage)
         return out
 
-    def _signals(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput, usage: Usage,
+    def _signals(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput, usage: Cost,
                  claims_in_answer: int) -> list[tuple[dict[str, float], "Readings", list[int]]]:
         """Per claim: the fusion's features, the model's readings and the piece its best reading came from."""
         from rt4chart.judges.fusion.signals import Readings, features
@@ -471,7 +472,7 @@ class HybridJudge(ModelJudge):
         return ranked[0][0] if ranked else None
 
     def _learned_verdict(self, claim: Claim, lexical: Judgement, x: dict[str, float], readings, piece: list[int],
-                         audit: AuditInput, usage: Usage) -> Judgement:
+                         audit: AuditInput, usage: Cost) -> Judgement:
         """The fused verdict: flagged from the fusion's threshold, contradicted when the word check proved a
         contradiction, with the evidence the verdict used and a rationale naming the signals that moved it."""
         from rt4chart.judges.fusion.rationale import explain

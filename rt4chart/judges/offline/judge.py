@@ -17,8 +17,9 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Iterable, Optional
 
+from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Span, Verdict, Window
-from rt4chart.judges.base import AuditInput, Judge, Judgement, Usage
+from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems
@@ -95,16 +96,16 @@ class OfflineJudge(Judge):
     def rebuild_options(self) -> dict:
         return self.settings()
 
-    def decompose(self, audit: AuditInput, usage: Usage) -> list[Claim]:
+    def decompose(self, audit: AuditInput, usage: Cost) -> list[Claim]:
         return split_claims(audit.answer, audit.answer_sentences)
 
     def verify_window(self, claims: list[Claim], window: Window, audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         ids = list(window.sentence_ids())
         return {c.id: self._judge(c, audit, ids) for c in claims}
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
-                      usage: Usage) -> dict[int, Judgement]:
+                      usage: Cost) -> dict[int, Judgement]:
         ids = range(len(audit.index))
         results = {}
         for claim in claims:
