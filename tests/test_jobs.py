@@ -6,6 +6,7 @@ import csv
 import json
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -48,6 +49,39 @@ def wait_for(root: Path, job_id: str, until, timeout_s: float = 240.0) -> jobs.J
                          f"log: {(root / job_id / 'log.txt').read_text(errors='replace')[-2000:]}")
 
 
+def journaled(folder: Path) -> int:
+    """Rows the job's journal has committed (what a resumed worker may skip)."""
+    if not (folder / "journal.sqlite3").exists():
+        return 0
+    conn = sqlite3.connect(f"file:{folder / 'journal.sqlite3'}?mode=ro", uri=True, timeout=30)
+    try:
+        return conn.execute("SELECT COUNT(*) FROM journal_rows").fetchone()[0]
+    except sqlite3.OperationalError:  # the table is not there yet
+        return 0
+    finally:
+        conn.close()
+
+
+def paused_mid_run(root: Path, job_id: str, until, timeout_s: float = 120.0) -> tuple[jobs.JobState, int]:
+    """Stop the job's worker (SIGSTOP) at a moment `until` holds and rows are still to do: however fast the
+    machine, the kill or cancel that follows lands mid-run. The state then, and the stopped worker's pid."""
+    folder = root / job_id
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = jobs.state_of(folder)
+        if state is not None and state.status == "running" and until(state):
+            pid = json.loads((folder / "launched").read_text())["pid"]
+            os.kill(pid, signal.SIGSTOP)
+            state = jobs.state_of(folder)
+            if state is not None and state.status == "running" and state.done < state.total and until(state):
+                return state, pid
+            os.kill(pid, signal.SIGCONT)
+        if state is not None and state.status in jobs.FINAL:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} was not caught mid-run: {jobs.state_of(folder)}")
+
+
 def test_the_rows_a_job_audits_are_the_records_the_page_read(tmp_path):
     rows = sample_rows()
     request = new_job(tmp_path, rows)
@@ -72,36 +106,42 @@ def test_a_job_runs_in_its_own_process_and_keeps_its_run(tmp_path):
 
 
 def test_a_killed_worker_is_interrupted_and_resumes_from_its_journal(tmp_path):
-    rows = sample_rows(copies=300)  # ~6,000 rows: several seconds of work, so the kill or cancel lands mid-run
+    rows = sample_rows(copies=300)
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
-    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done > 0  # > 1 s in: the journal committed
-             and (s.updated or 0) - (s.started or 0) > 1.5)
-    os.kill(json.loads((folder / "launched").read_text())["pid"], signal.SIGKILL)
+    _, pid = paused_mid_run(tmp_path, request.id, lambda s: s.done > 0 and journaled(folder) > 0)
+    before_kill = journaled(folder)
+    os.kill(pid, signal.SIGKILL)
     killed = wait_for(tmp_path, request.id, lambda s: s.status in ("interrupted", "starting") and not
                       jobs.lock_is_held(folder), timeout_s=30)
-    assert killed.done < len(rows)
+    assert 0 < before_kill < len(rows) and killed.done < len(rows)
     (folder / "launched").write_text(json.dumps({"at": 0, "count": 1}))  # as after a restart, past the grace
     assert jobs.state_of(folder).status == "interrupted"
     assert jobs.resume_interrupted(tmp_path) == [request.id]
     state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
     assert state.status == "done", state.message
-    assert 0 < state.extra["first_done"] <= killed.done  # the rows journaled before the kill were not audited again
+    assert 0 < state.extra["first_done"] <= before_kill  # the rows journaled before the kill were not audited again
     lines = (folder / "output.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in rows]
     assert Store(default_url()).get_run(state.run_id).rows == len(rows)
 
 
+def cancel_mid_run(root: Path, job_id: str, until) -> jobs.JobState:
+    """Cancel the job while rows are still to do; its state once it has ended."""
+    _, pid = paused_mid_run(root, job_id, until)
+    jobs.cancel(root / job_id)  # the SIGTERM waits for the worker to go on
+    os.kill(pid, signal.SIGCONT)
+    return wait_for(root, job_id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+
+
 def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_run(tmp_path):
-    rows = sample_rows(copies=300)  # ~6,000 rows: several seconds of work, so the kill or cancel lands mid-run
+    rows = sample_rows(copies=300)
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
-    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done >= 5)
-    jobs.cancel(folder)
-    cancelled = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
-    assert cancelled.status == "cancelled" and cancelled.run_id
+    cancelled = cancel_mid_run(tmp_path, request.id, lambda s: s.done >= 5)
+    assert cancelled.status == "cancelled" and cancelled.run_id, cancelled.message
     store = Store(default_url())
     run = store.get_run(cancelled.run_id)
     assert run.status == "cancelled" and 0 < run.rows < len(rows)
@@ -123,9 +163,8 @@ def test_a_resumed_job_says_it_took_only_the_rows_the_store_holds(tmp_path):
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
-    wait_for(tmp_path, request.id, lambda s: s.status == "running" and s.done >= 50)
-    jobs.cancel(folder)
-    cancelled = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+    cancelled = cancel_mid_run(tmp_path, request.id, lambda s: s.done >= 50)
+    assert cancelled.status == "cancelled" and cancelled.run_id, cancelled.message
     store = Store(default_url())
     assert store.get_run(cancelled.run_id).rows > 10
     with store.engine.begin() as conn:  # the journal now holds rows the store does not
@@ -140,12 +179,26 @@ def test_a_second_worker_beside_a_live_one_leaves_the_job_alone(tmp_path):
     request = new_job(tmp_path, sample_rows(copies=300))
     folder = tmp_path / request.id
     jobs.launch(folder)
-    wait_for(tmp_path, request.id, lambda s: s.status == "running")
-    second = subprocess.run([sys.executable, "-m", "rt4chart.batch.jobs", str(folder)], capture_output=True,
-                            timeout=60)
+    _, pid = paused_mid_run(tmp_path, request.id, lambda s: True)  # alive, holding its lock, rows to do
+    try:
+        second = subprocess.run([sys.executable, "-m", "rt4chart.batch.jobs", str(folder)], capture_output=True,
+                                timeout=60)
+    finally:
+        jobs.cancel(folder)
+        os.kill(pid, signal.SIGCONT)
     assert second.returncode == 3
-    jobs.cancel(folder)
-    wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60)
+    assert wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60).status == "cancelled"
+
+
+def test_a_stop_that_lands_after_the_last_row_leaves_the_stored_run_complete(tmp_path):
+    """Cancel can reach a worker that has just stored its last row: the run it completed stays complete."""
+    rows = sample_rows()
+    request = new_job(tmp_path, rows)
+    jobs.launch(tmp_path / request.id)
+    state = wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL)
+    store = Store(default_url())
+    store.mark_cancelled(state.run_id)
+    assert (store.get_run(state.run_id).status, store.get_run(state.run_id).rows) == ("complete", len(rows))
 
 
 def test_the_api_key_reaches_the_worker_but_is_written_nowhere(tmp_path):

@@ -292,16 +292,18 @@ def work(folder: Path) -> int:
         return 3
     request = request_of(folder)
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
+    spec = None
 
     def stop(_signum, _frame):
         raise JobCancelled.now()
 
     signal.signal(signal.SIGTERM, stop)
     try:
-        outcome = _run(folder, request)
+        spec = _spec(request)
+        outcome = _run(folder, request, spec)
     except JobCancelled:
         outcome = {"status": "cancelled", "message": "cancelled; the rows audited so far are kept",
-                   "run_id": _mark_cancelled(folder, request)}
+                   "run_id": _mark_cancelled(folder, request, spec)}
     except Rt4chartError as exc:
         outcome = {"status": "failed", "message": first_line(exc, 500)}
     except Exception as exc:  # noqa: BLE001 - the job must end with a result; the traceback goes to the log
@@ -339,10 +341,9 @@ def _journal(folder: Path, request: JobRequest, spec):
     return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / request.input_name), spec))
 
 
-def _run(folder: Path, request: JobRequest) -> dict:
+def _run(folder: Path, request: JobRequest, spec) -> dict:
     from rt4chart.batch.run import batch_fingerprint, run_spec
 
-    spec = _spec(request)
     journal = _journal(folder, request, spec)
     try:
         stored = journal.stored_run()
@@ -374,20 +375,24 @@ def _run(folder: Path, request: JobRequest) -> dict:
                        f"{summary.failed} failed"}
 
 
-def _mark_cancelled(folder: Path, request: JobRequest) -> Optional[str]:
-    """Keep a cancelled job's stored run as `cancelled` (its rows so far); its id."""
+def _mark_cancelled(folder: Path, request: JobRequest, spec) -> Optional[str]:
+    """Keep a cancelled job's stored run as `cancelled` (its rows so far); its id. The id is the job's whatever
+    happens to the marking (a failing store): the rows are in that run, and a launch goes on with it."""
+    known = _read_json(folder / "progress.json").get("run_id")  # the run an earlier launch stored to
+    run_id: Optional[str] = known if isinstance(known, str) else None
+    if spec is None:  # stopped while its judge was built: this launch stored nothing
+        return run_id
     try:
-        spec = _spec(request)
         journal = _journal(folder, request, spec)
         try:
-            run_id = journal.stored_run()
+            run_id = journal.stored_run() or run_id
         finally:
             journal.close()
         if run_id and spec.store is not None:
             spec.store.mark_cancelled(run_id)
-        return run_id
-    except Rt4chartError:
-        return None
+    except Rt4chartError as exc:  # the log says why; a StoreError names the store without its password
+        print(f"the stored run was not marked cancelled: {first_line(exc, 500)}", file=sys.stderr, flush=True)
+    return run_id
 
 
 def main(argv: Optional[list[str]] = None) -> int:

@@ -248,24 +248,26 @@ class Store:
         with self.engine.connect() as conn:
             return set(conn.execute(select(run_rows.c.position).where(run_rows.c.run_id == run_id)).scalars())
 
-    def finish_run(self, run_id: str, elapsed_s: float = 0.0) -> RunInfo:
-        """Count the stored rows by status and mark the run complete."""
+    def finish_run(self, run_id: str, elapsed_s: float = 0.0, status: str = "complete") -> RunInfo:
+        """Count the stored rows by status and mark the run complete (or `cancelled`: a provider batch that was
+        cancelled keeps the rows it returned)."""
         self.check_file()
         with self.engine.begin() as conn:
             counts: dict[str, int] = dict(conn.execute(select(run_rows.c.status, func.count()).where(run_rows.c.run_id == run_id)
                                        .group_by(run_rows.c.status)).all())
             conn.execute(update(runs).where(runs.c.id == run_id).values(
-                status="complete", rows=sum(counts.values()), hallucinated=counts.get("hallucinated", 0),
+                status=status, rows=sum(counts.values()), hallucinated=counts.get("hallucinated", 0),
                 unverified=counts.get("unverified", 0), failed=counts.get("error", 0),
                 elapsed_s=runs.c.elapsed_s + elapsed_s))
         return self.get_run(run_id)
 
     def mark_cancelled(self, run_id: str) -> None:
-        """A run stopped before its last row (the app's Cancel, a page left): its rows so far are kept."""
+        """A run stopped before its last row (the app's Cancel, a page left): its rows so far are kept. Only a
+        running run is marked: a stop that lands after the run completed leaves it complete."""
         with self.engine.begin() as conn:
             counts: dict[str, int] = dict(conn.execute(select(run_rows.c.status, func.count()).where(
                 run_rows.c.run_id == run_id).group_by(run_rows.c.status)).all())
-            conn.execute(update(runs).where(runs.c.id == run_id).values(
+            conn.execute(update(runs).where(runs.c.id == run_id, runs.c.status == "running").values(
                 status="cancelled", rows=sum(counts.values()), hallucinated=counts.get("hallucinated", 0),
                 unverified=counts.get("unverified", 0), failed=counts.get("error", 0)))
 

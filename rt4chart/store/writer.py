@@ -25,9 +25,9 @@ class RunWriter:
             self.written += len(self._buffer)
             self._buffer = []
 
-    def finish(self, elapsed_s: float = 0.0, manifest: Optional[dict] = None) -> RunInfo:
+    def finish(self, elapsed_s: float = 0.0, manifest: Optional[dict] = None, status: str = "complete") -> RunInfo:
         self.flush()
         if manifest is not None:
             self.store.update_manifest(self.run.id, manifest)
-        self.run = self.store.finish_run(self.run.id, elapsed_s)
+        self.run = self.store.finish_run(self.run.id, elapsed_s, status)
         return self.run

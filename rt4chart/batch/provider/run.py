@@ -144,10 +144,8 @@ def _rounds_held(records, input_path: str, output_path: str, spec: RunSpec, via:
         assert writer is not None
         for position, row in enumerate(rows):
             writer.add(pack(position, row))
-        run = writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec),
-                                                                       "provider": {"via": via, "rounds": report.rounds}})
-        if report.cancelled:
-            spec.store.mark_cancelled(run.id)
+        run = writer.finish(time.perf_counter() - started, status="cancelled" if report.cancelled else "complete",
+                            manifest={**run_manifest(spec), "provider": {"via": via, "rounds": report.rounds}})
         summary.run_id, summary.run_name = run.id, run.name
     jobs.finished(fingerprint, "cancelled" if report.cancelled else "done", summary.run_id)
     summary.elapsed_s = time.perf_counter() - started
