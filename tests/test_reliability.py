@@ -149,3 +149,18 @@ def test_a_report_with_a_failed_claim_is_not_served_from_the_report_cache(tmp_pa
     calls = len(fake.requests)
     assert third.claims == second.claims
     assert len(fake.requests) == calls
+
+
+def test_a_report_cached_by_another_method_revision_or_segmenter_is_not_served(tmp_path, monkeypatch):
+    """An upgrade that changes verdicts (METHOD_REVISION) or another Punkt model must not serve old reports."""
+    from rt4chart.batch import rows
+    from rt4chart.core.rows import Record
+    from rt4chart.judges.offline.judge import OfflineJudge
+
+    record, judge = Record("r", "A is 1. B is 2.", "A is 1."), OfflineJudge()
+    now = rows.report_key(record, judge, None)
+    monkeypatch.setattr(rows, "METHOD_REVISION", rows.METHOD_REVISION + 1)
+    assert rows.report_key(record, judge, None) != now
+    monkeypatch.undo()
+    monkeypatch.setattr(rows, "segmenter_name", lambda: "another-punkt")
+    assert rows.report_key(record, judge, None) != now

@@ -24,6 +24,12 @@ def texts(text):
     ("", []),
     ("   \n\t ", []),
     ("!!! ... ???", []),
+    # passages joined without a space: the glued sentence end is cut, initials and abbreviations are not
+    ("It ran in the 19th century.First for Women is newer.", ["It ran in the 19th century.", "First for Women is newer."]),
+    ("Founded in 1989.James left!Then he came back.", ["Founded in 1989.", "James left!", "Then he came back."]),
+    ("J.R.R.Tolkien wrote it. The U.S.Army and St.Louis are e.g.Names here.",
+     ["J.R.R.Tolkien wrote it.", "The U.S.Army and St.Louis are e.g.Names here."]),
+    ("Pi is 3.14 today.", ["Pi is 3.14 today."]),
 ])
 def test_sentences_split_where_a_reader_would(text, expected):
     assert texts(text) == expected

@@ -7,7 +7,7 @@ from typing import Optional
 from rt4chart.auditing.scores import boundary, shown_threshold
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.types import Manifest
-from rt4chart.core.version import __version__
+from rt4chart.core.version import METHOD_REVISION, __version__
 from rt4chart.judges.base import Judge
 from rt4chart.text.segment import segmenter_name
 
@@ -23,5 +23,5 @@ def manifest_of(judge: Judge, config: Optional[AuditConfig] = None, threshold: O
                     settings={"audit": config.model_dump(), "judge": judge.settings(),
                               "threshold": shown_threshold(threshold if threshold is not None
                                                            else threshold_of(judge, config)),
-                              "segmenter": segmenter_name()},
+                              "segmenter": segmenter_name(), "method": METHOD_REVISION},
                     prompt_hashes=judge.prompt_hashes(), endpoint=judge.endpoint_info())

@@ -10,14 +10,16 @@ from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import JudgeFatalError
 from rt4chart.core.rows import Record, RowResult
 from rt4chart.core.types import AuditReport, Verdict
-from rt4chart.core.version import __version__
+from rt4chart.core.version import METHOD_REVISION, __version__
 from rt4chart.judges.base import Judge
 from rt4chart.judges.cache import MemoCache, cache_key
+from rt4chart.text.segment import segmenter_name
 
 
 def report_key(record: Record, judge: Judge, config: Optional[AuditConfig]) -> str:
     """Everything that determines a report (never the API key)."""
-    return cache_key({"kind": "report", "version": __version__, "judge": judge.name, "model": judge.model,
+    return cache_key({"kind": "report", "version": __version__, "method": METHOD_REVISION,
+                      "segmenter": segmenter_name(), "judge": judge.name, "model": judge.model,
                       "judge_settings": judge.settings(), "config": (config or AuditConfig()).model_dump(),
                       "context": record.context, "answer": record.answer, "question": record.question})
 

@@ -1,2 +1,7 @@
-"""The package version, recorded in every manifest and cache key."""
+"""The package version, recorded in every manifest and cache key, and the revision of the audit method."""
 __version__ = "0.1.0"
+
+# Raised with every change that gives another report for the same input and settings (segmentation, claims,
+# a judge's reading). A cached report of another revision is not served, and each manifest says which method
+# made its run. 2: sentences glued without a space ("century.First") are cut.
+METHOD_REVISION = 2

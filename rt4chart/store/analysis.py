@@ -36,7 +36,7 @@ def _flatten(value, prefix: str = "") -> dict:
     return {prefix: value}
 
 
-CHOSEN = ("rt4chart_version", "judge", "model", "settings.threshold", "settings.segmenter")
+CHOSEN = ("rt4chart_version", "settings.method", "judge", "model", "settings.threshold", "settings.segmenter")
 
 
 def _chosen(key: str, same_judge: bool) -> bool:

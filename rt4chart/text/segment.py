@@ -26,6 +26,12 @@ ave blvd rd mgr assn bros ph.d m.d b.a m.a d.c n.y l.a op ed eds pp ch sec art m
 _BULLET = re.compile(r"^[ \t]*(?:[-*\u2022\u00b7\u2023\u25aa\u25e6>]+|\(?\d{1,3}[.)]|\(?[a-zA-Z][)])[ \t]+")
 _LINE = re.compile(r"[^\r\n]+")
 _HAS_WORD = re.compile(r"\w")
+# A sentence end glued to the next sentence ("...in the 19th century.First for Women is..."), as passages joined
+# without a space arrive: an end mark (and a closing quote or bracket) right before a capitalised word. It is
+# cut only after a word of at least two lower-case letters or digits that is no abbreviation, so initials
+# ("J.R.R.Tolkien"), "U.S.Army", "St.Louis" and "e.g.The" stay whole (decimals have no capital after them).
+_GLUED = re.compile(r"[.!?][\"”’)\]]?(?=[A-Z][a-z])")
+_WORD_BEFORE = re.compile(r"[\w.]*[\"”’)\]]?$")
 PIECE_CHARS = 20_000
 
 
@@ -68,11 +74,24 @@ def split_sentences(text: str) -> list[Sentence]:
         body = text[body_start:line.end()]
         if not _HAS_WORD.search(body):
             continue
-        for s, e in _bounded_spans(tokenizer, body):
+        for s, e in _unglued(body, _bounded_spans(tokenizer, body)):
             start, end = _trim(text, body_start + s, body_start + e)
             if end > start and _HAS_WORD.search(text[start:end]):
                 sentences.append(Sentence(index=len(sentences), start=start, end=end, text=text[start:end]))
     return sentences
+
+
+def _unglued(body: str, spans):
+    """Each span cut again where two sentences are glued together without a space (see _GLUED)."""
+    for s, e in spans:
+        for match in _GLUED.finditer(body, s, e):
+            word = _WORD_BEFORE.search(body, s, match.start()).group().rstrip("\"”’)]")
+            if len(word) < 2 or not word[-2:].isalnum() or not word[-2:].lower() == word[-2:] or "." in word \
+                    or word.lower() in ABBREVIATIONS:
+                continue
+            yield s, match.end()
+            s = match.end()
+        yield s, e
 
 
 def _bounded_spans(tokenizer, body: str):
