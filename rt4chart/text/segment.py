@@ -85,7 +85,8 @@ def _unglued(body: str, spans):
     """Each span cut again where two sentences are glued together without a space (see _GLUED)."""
     for s, e in spans:
         for match in _GLUED.finditer(body, s, e):
-            word = _WORD_BEFORE.search(body, s, match.start()).group().rstrip("\"”’)]")
+            before = _WORD_BEFORE.search(body, s, match.start())  # always matches (it may match nothing)
+            word = before.group().rstrip("\"”’)]") if before else ""
             if len(word) < 2 or not word[-2:].isalnum() or not word[-2:].lower() == word[-2:] or "." in word \
                     or word.lower() in ABBREVIATIONS:
                 continue
