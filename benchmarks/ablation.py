@@ -26,7 +26,6 @@ VARIANTS = [
     ("no single-sentence relation check (`single_sentence_min=0`)", {"single_sentence_min": 0.0}),
     ("relation check also for long claims (`single_sentence_max_words=100`)", {"single_sentence_max_words": 100}),
     ("relation check on every answer (`single_sentence_short_only=False`)", {"single_sentence_short_only": False}),
-    ("quantity comparisons on (`compare_quantities=True`)", {"compare_quantities": True}),
 ]
 
 

@@ -130,18 +130,16 @@ def test_the_hybrid_judge_keeps_a_proved_figure_and_lets_the_model_read_the_rest
     assert not any("1870" in h for h in asked)  # the model never read the proved claim
 
 
-def test_the_hybrid_sets_the_models_contradiction_reading_aside_unless_asked(models):
+def test_the_hybrid_sets_the_models_contradiction_reading_aside(models):
     """The model judge contradicts from its P(contradicted); inside the hybrid that reading no longer scores a claim
     (it was right for 2 of 31 flagged claims on the dev files): the claim is scored by P(entailed) alone, so a
-    checkpoint that reads only contradictions makes it baseless, not contradicted. The setting brings it back."""
+    checkpoint that reads only contradictions makes it baseless, not contradicted."""
     answer = "Paris is the capital of France."
     alone = audit(CONTEXT, answer, judge=make_judge("model", model=str(models["contradicting"])))
     assert [c.verdict.value for c in alone.claims] == ["contradicted"]
     hybrid = make_judge("hybrid", model=str(models["contradicting"]))
     read = hybrid.verify_global(*_one_claim(hybrid, answer))  # the fused verdict, with the model reading inside
     assert "reads a contradiction" not in read[0].rationale and read[0].verdict.value != "contradicted"
-    asked = make_judge("hybrid", model=str(models["contradicting"]), hybrid_model_contradicts=True)
-    assert asked.verify_global(*_one_claim(asked, answer))[0].verdict.value == "contradicted"
 
 
 def _one_claim(judge, answer):

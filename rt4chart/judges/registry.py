@@ -45,34 +45,57 @@ def registration(name: str) -> Registration:
     return _REGISTRY[key]
 
 
+# Experiments that measured worse and left the code (docs/benchmarks.md keeps their figures): a spec or stored
+# run written before they left still names them, at the behaviour that stayed, and is accepted without them.
+RETIRED_OPTIONS: dict[str, Any] = {"compare_quantities": False, "hybrid_model_contradicts": False}
+
+
+def checked_settings(kind: str, settings_type: type, options: dict[str, Any]) -> Any:
+    """`settings_type(**options)`, or a JudgeConfigError naming an unknown option (a spec from a file, a job or a
+    worker is input) or a retired experiment asked for."""
+    from dataclasses import fields
+
+    options = dict(options)
+    for name, kept in RETIRED_OPTIONS.items():
+        if name in options and options.pop(name) != kept:
+            raise JudgeConfigError(f"the {kind} judge option {name!r} was an experiment and is no longer available "
+                                   f"(it measured worse: docs/benchmarks.md); drop it from the settings")
+    known = {f.name for f in fields(settings_type)}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise JudgeConfigError(f"unknown {kind} judge option(s): {', '.join(unknown)}; "
+                               f"known: {', '.join(sorted(known))}")
+    return settings_type(**options)
+
+
 @register("offline", "lexical rules and exact proofs; no model, no network")
 def _offline(**options: Any) -> "Judge":
     from rt4chart.judges.offline.judge import OfflineJudge, OfflineSettings
 
-    return OfflineJudge(OfflineSettings(**options) if options else None)
+    return OfflineJudge(checked_settings("offline", OfflineSettings, options) if options else None)
 
 
-def _model_settings(options: dict[str, Any]):
+def _model_settings(kind: str, options: dict[str, Any]):
     from rt4chart.judges.model.judge import ModelSettings
 
     if options.get("model") is None:
         options.pop("model", None)
     values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in options.items()}
-    return ModelSettings(**values)
+    return checked_settings(kind, ModelSettings, values)
 
 
 @register("model", "a verifier checkpoint read offline (the shipped one by default)")
 def _model(**options: Any) -> "Judge":
     from rt4chart.judges.model.judge import ModelJudge
 
-    return ModelJudge(_model_settings(options))
+    return ModelJudge(_model_settings("model", options))
 
 
 @register("hybrid", "the offline judge's exact proofs, then the verifier")
 def _hybrid(**options: Any) -> "Judge":
     from rt4chart.judges.model.judge import HybridJudge
 
-    return HybridJudge(_model_settings(options))
+    return HybridJudge(_model_settings("hybrid", options))
 
 
 @register("openai", "any OpenAI-compatible endpoint (OpenAI, vLLM, Ollama, llama.cpp)")

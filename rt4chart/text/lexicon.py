@@ -281,39 +281,6 @@ def capitalized_runs(tokens: list[Token]) -> list[list[Token]]:
     return cleaned
 
 
-_COMPARATORS = {("more", "than"): ">", ("over",): ">", ("above",): ">", ("exceeding",): ">",
-                ("at", "least"): ">=", ("less", "than"): "<", ("fewer", "than"): "<", ("under",): "<",
-                ("below",): "<", ("at", "most"): "<=", ("up", "to"): "<=", ("nearly",): "<~", ("almost",): "<~",
-                ("about",): "~", ("around",): "~", ("approximately",): "~", ("roughly",): "~", ("some",): "~",
-                ("circa",): "~", ("an", "estimated"): "~"}
-
-
-def comparator(tokens: list[Token], i: int) -> Optional[str]:
-    """The comparison a number is stated with ('more than 50' -> '>', 'about 3' -> '~'), if any."""
-    for words, op in _COMPARATORS.items():
-        n = len(words)
-        if i >= n and tuple(t.lower for t in tokens[i - n:i]) == words:
-            return op
-    return None
-
-
-def satisfies(claimed: float, op: Optional[str], actual: float, tolerance: float = 0.1) -> bool:
-    """Whether a context figure `actual` makes '<op> claimed' true ('~' and '<~' allow 10%)."""
-    if op == ">":
-        return actual > claimed
-    if op == ">=":
-        return actual >= claimed
-    if op == "<":
-        return actual < claimed
-    if op == "<=":
-        return actual <= claimed
-    if op == "<~":
-        return claimed * (1 - tolerance) <= actual <= claimed
-    if op == "~":
-        return abs(actual - claimed) <= tolerance * abs(claimed)
-    return number_key(actual) == number_key(claimed)
-
-
 def number_key(value: float) -> str:
     """A canonical form so that 3.5e6 and 3,500,000 and 3.50 million compare equal."""
     return f"{value:.6g}"

@@ -47,8 +47,6 @@ class SentenceIndex:
         self.tokens: _PerSentence = _PerSentence(n, lambda i: tokenize(self.sentences[i].text))
         self.stems: _PerSentence = _PerSentence(n, lambda i: frozenset(self.term_counts[i]))
         self.lowers: _PerSentence = _PerSentence(n, lambda i: frozenset(t.lower for t in self.tokens[i]))
-        self.values: _PerSentence = _PerSentence(n, lambda i: tuple(t.number for t in self.tokens[i]
-                                                                    if t.number is not None))
         self.measures: _PerSentence = _PerSentence(n, lambda i: tuple(measures(self.tokens[i])))
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0

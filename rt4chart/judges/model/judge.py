@@ -59,9 +59,6 @@ class ModelSettings:
     fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
     fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
     #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
-    hybrid_model_contradicts: bool = False  # hybrid only: let the model's contradiction reading score a claim; off
-    #                                         because 2 of the 31 claims it flagged in ragtruth/faithbench dev overlap a
-    #                                         gold span (docs/benchmarks.md, "What each kind of flag is worth")
 
 
 @dataclass
@@ -319,10 +316,10 @@ class HybridJudge(ModelJudge):
 
     @property
     def contradict_from(self) -> float:
-        """Never, unless `hybrid_model_contradicts`: the model's contradiction reading then scores a claim as the
-        model judge's does. Off, a claim is scored by the model's P(entailed) alone; the offline judge's
-        contradictions stand."""
-        return self.config.contradict_threshold if self.config.hybrid_model_contradicts else math.inf
+        """Never: a claim is scored by the model's P(entailed) alone, and the offline judge's contradictions
+        stand (the model's contradiction reading was right for 2 of the 31 claims it flagged on the ragtruth and
+        faithbench dev files: docs/benchmarks.md, "What each kind of flag is worth")."""
+        return math.inf
 
     def _proof(self, j: Judgement, claim: Claim, audit: AuditInput) -> bool:
         """An exact finding of the lexical checks: a figure or date written in digits that differs from the
@@ -358,7 +355,7 @@ class HybridJudge(ModelJudge):
         every window (the claim then has no model reading for this window)."""
         lexical = self.offline.verify_window(claims, window, audit, usage)
         proved = {cid: j for cid, j in lexical.items() if self._proof(j, _by_id(claims, cid), audit)}
-        decided = set() if self.config.hybrid_model_contradicts else self._entailed(audit)
+        decided = self._entailed(audit)
         rest = [c for c in claims if (self.learned or c.id not in proved) and c.id not in decided]
         read = super().verify_window(rest, window, audit, usage) if rest else {}
         decided.update(cid for cid, j in read.items() if j.verdict is Verdict.ENTAILED)

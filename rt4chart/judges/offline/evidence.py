@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rt4chart.core.types import Claim, Span
-from rt4chart.text.lexicon import Token, number_key, satisfies, tokenize
+from rt4chart.text.lexicon import Token, number_key, tokenize
 from rt4chart.text.measures import Measure, measures, restated
 
 
@@ -15,9 +15,6 @@ class EvidencePool:
     """What the evidence sentences and the question supply: stems, surface words, numbers."""
 
     def __init__(self, index, evidence: list[int], question: list[Token], prefix: int = 0):
-        self.values = [t.number for t in question if t.number is not None] + [
-            v for i in evidence for v in index.values[i]]
-        self.comparators: dict[int, str] = {}  # id(number token) -> its comparison ('>', '~', ...)
         self.question_stems = {t.stem for t in question}
         self.stems = set(self.question_stems).union(*(index.stems[i] for i in evidence))
         self.prefix = prefix
@@ -40,10 +37,7 @@ class EvidencePool:
         if id(t) in self.restated:
             return True
         if t.number is not None:
-            if number_key(t.number) in self.numbers or t.lower in self.lowers:
-                return True
-            op = self.comparators.get(id(t))
-            return op is not None and any(satisfies(t.number, op, v) for v in self.values)
+            return number_key(t.number) in self.numbers or t.lower in self.lowers
         if t.stem in self.stems or t.lower in self.lowers:
             return True
         return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes

@@ -30,10 +30,8 @@ from rt4chart.text.lexicon import (
     antonym_index,
     capitalized_runs,
     clauses,
-    comparator,
     negation_count,
     number_key,
-    satisfies,
     tokenize,
 )
 from rt4chart.text.measures import Measure, measures, restated
@@ -57,8 +55,6 @@ class OfflineSettings:
     check_antonyms: bool = True
     search_slots: bool = True        # a baseless claim's slot filled differently by a matching sentence: contradicted
     check_citations: bool = True     # a claim citing a passage that does not say it: contradicted
-    compare_quantities: bool = False  # 'more than 50' / 'about 60' accept a context figure of 61 (off: it
-    #                                   lowered FB/HE BA on dev, see docs/benchmarks.md)
     compare_restated: bool = True    # 'half a year' restates 'six months', '67%' 'two thirds': no other figure
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
@@ -160,9 +156,6 @@ class OfflineJudge(Judge):
         evidence = [i for i, _ in ranked]
         question = tokenize(audit.question) if audit.question else []
         pool = EvidencePool(index, evidence, question, cfg.prefix_match)
-        if cfg.compare_quantities:
-            pool.comparators = {id(t): op for i, t in enumerate(tokens)
-                                if t.number is not None and (op := comparator(tokens, i)) is not None}
         mine = measures(tokens) if cfg.compare_restated else []  # the claim's durations and shares
         pool.mark_restated(tokens, mine)
         scope_numbers = set(pool.numbers).union(*(index.numbers[i] for i in ids)) if ids else set(pool.numbers)
@@ -211,8 +204,7 @@ class OfflineJudge(Judge):
             return Judgement(Verdict.ENTAILED, rationale="restates the question", rule="restates_question",
                              signals=signals), -2.0
         scattered = ([] if cfg.single_sentence_short_only and len(audit.answer_sentences) > 1
-                     else self._scattered(content, tokens, evidence, index, pool.question_stems, pool.comparators,
-                                          mine))
+                     else self._scattered(content, tokens, evidence, index, pool.question_stems, mine))
         if scattered:
             return Judgement(Verdict.BASELESS, nearest=evidence[:1],
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
@@ -223,7 +215,7 @@ class OfflineJudge(Judge):
                          signals=signals), min(margin, -1e-6)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
-                   question_stems: set[str], comparators: dict[int, str], mine: list[Measure]) -> list[Token]:
+                   question_stems: set[str], mine: list[Measure]) -> list[Token]:
         """The claim's own content (beyond the question) that even its best-covering evidence sentence
         lacks, when that is too much: the words exist in the context, but no sentence relates them."""
         cfg = self.config
@@ -236,7 +228,6 @@ class OfflineJudge(Judge):
         best_missing: list[Token] = own
         for sentence_id in evidence:
             sentence = EvidencePool(index, [sentence_id], [], cfg.prefix_match)
-            sentence.comparators = comparators
             sentence.mark_restated(tokens, mine)
             missing = [t for t in own if not sentence.supports(t)]
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
@@ -288,8 +279,7 @@ class OfflineJudge(Judge):
             if overlap < self.config.contradiction_overlap:
                 continue
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
-                       and t.lower not in index.lowers[sentence_id]
-                       and not (self.config.compare_quantities and _compared_ok(t, tokens, index.values[sentence_id]))]
+                       and t.lower not in index.lowers[sentence_id]]
             if numbers and mine and index.measures[sentence_id]:
                 same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
@@ -347,13 +337,6 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
             if acronyms & index.all_lowers:
                 ok.update(id(w) for w in stretch if w.capitalized)
     return ok
-
-
-def _compared_ok(t: Token, tokens: list[Token], values: tuple[float, ...]) -> bool:
-    """'more than 50' is no contradiction of a sentence that says 60."""
-    op = comparator(tokens, next(i for i, u in enumerate(tokens) if u is t))
-    number = t.number
-    return op is not None and number is not None and any(satisfies(number, op, v) for v in values)
 
 
 def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
