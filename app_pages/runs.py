@@ -6,10 +6,10 @@ import streamlit as st
 from app_pages import state
 from app_pages._shared import notice, show_table
 from app_pages._store import open_run, store
-from rt4chart.batch.provider.jobs import JobBook
-from rt4chart.batch.provider.state import waiting_batches
 from rt4chart.core.errors import InputError
 from rt4chart.store import safe_url
+from rt4chart.store.provider_jobs import JobBook
+from rt4chart.store.provider_rounds import waiting_batches
 
 st.title("Runs")
 s = store()

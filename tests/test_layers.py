@@ -157,3 +157,17 @@ def test_a_sibling_import_and_a_module_outside_every_room_fail_the_contract(tmp_
     assert violations(root) == [
         "sibling import: rt4chart.data.columns (rt4chart.data) imports rt4chart.auditing.scores (rt4chart.auditing)",
         "rt4chart.stray belongs to no room of the layer contract"]
+
+
+def test_only_the_store_writes_sql():
+    """The run store owns its tables: no module outside `rt4chart/store` imports SQLAlchemy or the schema."""
+    outside = []
+    for path in (ROOT / "rt4chart").rglob("*.py"):
+        if path.relative_to(ROOT / "rt4chart").parts[0] == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "sqlalchemy" or n.startswith("rt4chart.store.schema") for n in names):
+                outside.append(str(path.relative_to(ROOT)))
+    assert outside == []

@@ -186,7 +186,7 @@ def test_the_dry_run_estimate_is_the_count_the_loopback_server_receives(tmp_path
 
 
 def test_a_cancel_stops_the_rounds_keeps_what_the_provider_answered_and_sends_nothing_more(tmp_path):
-    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.store.provider_jobs import JobBook
 
     source = logs(tmp_path / "in.jsonl", 20)
     store = Store(f"sqlite:///{tmp_path / 'runs.sqlite3'}")
@@ -218,8 +218,8 @@ def test_a_cancel_stops_the_rounds_keeps_what_the_provider_answered_and_sends_no
 
 @pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
 def test_runs_resume_runs_a_killed_batch_again_from_its_folder_without_its_key(tmp_path, monkeypatch, capsys):
-    from rt4chart.batch.provider.jobs import JobBook
     from rt4chart.cli.main import main
+    from rt4chart.store.provider_jobs import JobBook
 
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
     work = tmp_path / "work"
@@ -290,7 +290,7 @@ def test_the_runs_page_lists_rounds_waiting_on_a_provider(tmp_path, monkeypatch)
     assert "Cancel requested for batch" in visible_text(at)
     [waiting] = [df.value for df in at.dataframe if "where it stands" in df.value.columns]
     assert list(waiting["where it stands"])[0].endswith("(cancel requested)")  # the table drawn after the request
-    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.store.provider_jobs import JobBook
 
     [job] = JobBook(Store()).all()
     assert job.cancel_requested
@@ -467,8 +467,8 @@ def test_a_second_process_on_the_same_batch_is_refused_naming_the_holder_and_a_d
     import sys
     from datetime import datetime, timezone
 
-    from rt4chart.batch.provider.jobs import JobBook
     from rt4chart.core.errors import InputError
+    from rt4chart.store.provider_jobs import JobBook
     from rt4chart.store.schema import provider_leases
 
     source = logs(tmp_path / "in.jsonl", 4)

@@ -152,7 +152,7 @@ def cmd_tag(args) -> int:
 
 
 def cmd_batches(args) -> int:
-    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.store.provider_jobs import JobBook
 
     jobs = JobBook(_store()).all()
     if args.json:
@@ -169,7 +169,7 @@ def cmd_batches(args) -> int:
 
 
 def cmd_cancel(args) -> int:
-    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.store.provider_jobs import JobBook
 
     job = JobBook(_store()).request_cancel(args.batch)
     print(f"cancel requested for batch {job.key[:12]} ({job.source}): the process waiting on the provider cancels "
@@ -182,7 +182,7 @@ def cmd_resume(args) -> int:
     """Run a provider batch's command again, in its folder: it collects what was submitted and goes on."""
     import os
 
-    from rt4chart.batch.provider.jobs import JobBook
+    from rt4chart.store.provider_jobs import JobBook
 
     job = JobBook(_store()).find(args.batch)
     if job.status == "done":

@@ -10,7 +10,6 @@ from typing import Callable, Optional, Sequence
 
 from rt4chart.batch.journal import file_digest, run_fingerprint
 from rt4chart.batch.provider.deferred import DeferredSDK
-from rt4chart.batch.provider.jobs import JobBook
 from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress, WaitingForRunner
 from rt4chart.batch.provider.rounds import RoundsReport, audit_in_rounds
 from rt4chart.batch.provider.state import RoundState
@@ -24,6 +23,7 @@ from rt4chart.data.records import open_table, table_records
 from rt4chart.judges.llm.judge import OpenAIJudge
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
 from rt4chart.store.leases import BatchLease
+from rt4chart.store.provider_jobs import JobBook
 from rt4chart.store.rows import pack
 
 VIA = ("batch-api", "batch-file")

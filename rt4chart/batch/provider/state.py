@@ -1,89 +1,42 @@
-"""The rounds of one batch, kept in the run store: which provider batches were submitted (their ids), which
-were collected, and every answer. Keyed by the batch's fingerprint (input bytes + settings), so the same
-command run again finds them."""
+"""The rounds of one batch as outcomes: the run store keeps them (`store.provider_rounds`, plain values); this
+turns them into the `Outcome`s the rounds read and write."""
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
-from datetime import datetime, timezone
-
-from sqlalchemy import func, insert, select, update
-
 from rt4chart.batch.provider.deferred import Outcome, Outcomes
-from rt4chart.store.schema import provider_batches, provider_outcomes
+from rt4chart.store.provider_rounds import ProviderRounds, StoredAnswer, Submission
 
-
-@dataclass
-class Submission:
-    id: int
-    round: int
-    handle: str
-    custom_ids: list[str]
-    status: str
+__all__ = ["RoundState", "Submission"]
 
 
 class RoundState:
     def __init__(self, store, batch_key: str, provider: str):
-        self.engine, self.key, self.provider = store.engine, batch_key, provider
+        self.rounds = ProviderRounds(store, batch_key, provider)
+        self.key, self.provider = batch_key, provider
 
     def outcomes(self) -> Outcomes:
         found = Outcomes()
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(provider_outcomes).where(provider_outcomes.c.batch_key == self.key)
-                                .order_by(provider_outcomes.c.id)).mappings().all()
-        for r in rows:
-            found.add(r["custom_id"], Outcome(status_code=r["status_code"], message=r["message"],
-                                              body=json.loads(r["body"]) if r["body"] else None))
+        for a in self.rounds.answers():
+            found.add(a.custom_id, Outcome(status_code=a.status_code, message=a.message, body=a.body))
         return found
 
     def rounds_done(self) -> int:
-        with self.engine.connect() as conn:
-            return int(conn.execute(select(func.coalesce(func.max(provider_batches.c.round), 0))
-                                    .where(provider_batches.c.batch_key == self.key)).scalar() or 0)
+        return self.rounds.rounds_done()
 
     def open_submissions(self) -> list[Submission]:
         """Batches submitted and not yet collected (a killed run's: polled again, never submitted again)."""
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(provider_batches).where(provider_batches.c.batch_key == self.key,
-                                                               provider_batches.c.status == "submitted")
-                                .order_by(provider_batches.c.id)).mappings().all()
-        return [Submission(r["id"], r["round"], r["handle"], json.loads(r["custom_ids"]), r["status"]) for r in rows]
+        return self.rounds.open_submissions()
 
     def submitted(self, round_no: int, handle: str, custom_ids: list[str]) -> None:
-        with self.engine.begin() as conn:
-            conn.execute(insert(provider_batches).values(
-                batch_key=self.key, round=round_no, provider=self.provider, handle=handle,
-                custom_ids=json.dumps(custom_ids), status="submitted", created=datetime.now(timezone.utc)))
+        self.rounds.submitted(round_no, handle, custom_ids)
 
     def collected(self, submission: Submission, outcomes: list[tuple[str, Outcome]]) -> None:
         """The answers of one batch and its being collected, in one transaction (a kill keeps both or neither)."""
-        with self.engine.begin() as conn:
-            if outcomes:
-                conn.execute(insert(provider_outcomes), [
-                    {"batch_key": self.key, "custom_id": cid, "status_code": o.status_code,
-                     "body": json.dumps(o.body) if o.body is not None else None, "message": o.message}
-                    for cid, o in outcomes])
-            conn.execute(update(provider_batches).where(provider_batches.c.id == submission.id)
-                         .values(status="collected"))
+        self.rounds.collected(submission.id, [StoredAnswer(cid, o.status_code, o.body, o.message)
+                                              for cid, o in outcomes])
 
     def answered_here(self, custom_ids: list[str], outcome: Outcome) -> None:
         """Requests that will not be sent (the batch was cancelled), answered with `outcome`."""
-        with self.engine.begin() as conn:
-            conn.execute(insert(provider_outcomes), [
-                {"batch_key": self.key, "custom_id": cid, "status_code": outcome.status_code, "body": None,
-                 "message": outcome.message} for cid in custom_ids])
+        self.rounds.answered_here(custom_ids, outcome.status_code, outcome.message)
 
     def submission_count(self) -> int:
-        with self.engine.connect() as conn:
-            return int(conn.execute(select(func.count()).select_from(provider_batches)
-                                    .where(provider_batches.c.batch_key == self.key)).scalar() or 0)
-
-
-def waiting_batches(store) -> list[dict]:
-    """Every provider batch submitted and not yet collected, in the whole store (for the Runs page)."""
-    with store.engine.connect() as conn:
-        rows = conn.execute(select(provider_batches).where(provider_batches.c.status == "submitted")
-                            .order_by(provider_batches.c.created)).mappings().all()
-    return [{"batch": r["batch_key"][:12], "round": r["round"], "provider": r["provider"], "handle": r["handle"],
-             "requests": len(json.loads(r["custom_ids"])), "submitted": r["created"]} for r in rows]
-
+        return self.rounds.submission_count()
