@@ -118,3 +118,13 @@ def test_an_old_torch_is_never_asked_to_unpickle_a_pytorch_model_bin(tmp_path, m
     with pytest.raises(JudgeConfigError, match="install torch>=2.6"):
         checkpoint._TorchBackend(tmp_path, "nli", 1)
     assert checkpoint._version("2.13.0+cpu") == (2, 13) and checkpoint._pickled_only(tmp_path)
+
+
+@pytest.mark.slow  # a few rt4chart processes
+def test_the_untrusted_cases_script_runs_its_cases_as_a_user_does():
+    """benchmarks/untrusted_cases.py (docs/reliability.md's table) stays runnable: two of its cases, each ok."""
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "untrusted_cases.py"), "--only", "model: graph"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "4 ok, 0 not" in done.stdout

@@ -324,7 +324,7 @@ def test_the_insights_parallel_phase_goes_through_the_batch_api_with_the_synchro
         assert sum(server.lines_received.values()) == 9  # the 9 rows after the warm-up, one request each
         assert main(argv) == 0 and server.stats["batches"] == 1  # again: collected from the store, not resent
     err = capsys.readouterr().err
-    assert "the parallel phase took 1 provider rounds; this process submitted 9 requests" in err
+    assert "the parallel phase took 1 provider round; this process submitted 9 requests" in err
     sync, batch = (json.loads((tmp_path / f).read_text()) for f in ("sync.json", "batch.json"))
     assert sync["items"] == batch["items"] and sync["items"][0]["rows"] == [f"r{i}" for i in range(12)]
     assert batch["parallel_rows"] == sync["parallel_rows"] == 9

@@ -123,3 +123,12 @@ def test_shares_are_read_as_fractions(text, values):
 def test_every_sentence_that_holds_a_figure_gives_it_to_the_whole_context(context):
     index = SentenceIndex(split_sentences(context))
     assert [round(m.value, 2) for m in index.all_measures] == [0.33]
+
+
+@pytest.mark.parametrize("count, noun, said", [(1, "round", "1 round"), (0, "round", "0 rounds"),
+                                               (1, "provider batch", "1 provider batch"),
+                                               (3, "provider batch", "3 provider batches"), (12000, "row", "12,000 rows")])
+def test_a_count_says_its_noun_in_the_right_number(count, noun, said):
+    from rt4chart.core.counted import counted
+
+    assert counted(count, noun) == said

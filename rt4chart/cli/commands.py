@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from rt4chart.core.config import AuditConfig, settings_problem
 from rt4chart.core.cost import Cost
+from rt4chart.core.counted import counted
 from rt4chart.core.errors import InputError
 from rt4chart.data.records import read_text
 from rt4chart.judges.factory import make_judge
@@ -144,8 +145,9 @@ def _batch_in_rounds(args, spec, via: str):
     if report.cancelled:
         print("rt4chart: the batch was cancelled: what the provider answered is in the run, every request it did "
               "not answer left its claims unverified", file=sys.stderr)
-    print(f"rt4chart: {report.rounds} rounds; this process submitted {report.requests_submitted} requests in "
-          f"{report.submissions} provider batches; the reports rest on {report.cost.prompt_tokens:,} prompt and "
+    print(f"rt4chart: {counted(report.rounds, 'round')}; this process submitted "
+          f"{counted(report.requests_submitted, 'request')} in {counted(report.submissions, 'provider batch')}; "
+          f"the reports rest on {report.cost.prompt_tokens:,} prompt and "
           f"{report.cost.completion_tokens:,} completion tokens{_priced(args, spec.judge.model, report.cost)}",
           file=sys.stderr)
     return summary
@@ -302,8 +304,9 @@ def cmd_insights(args) -> int:
         if lease is not None:
             lease.release()
     if rounds is not None:
-        print(f"rt4chart: the parallel phase took {rounds.rounds} provider rounds; this process submitted "
-              f"{rounds.requests_submitted} requests in {rounds.submissions} provider batches", file=sys.stderr)
+        print(f"rt4chart: the parallel phase took {counted(rounds.rounds, 'provider round')}; this process submitted "
+              f"{counted(rounds.requests_submitted, 'request')} in {counted(rounds.submissions, 'provider batch')}",
+              file=sys.stderr)
     from rt4chart.data.records import write_text
 
     if args.output:

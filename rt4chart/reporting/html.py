@@ -9,6 +9,7 @@ import html
 from typing import Iterable, Optional, Sequence
 
 from rt4chart.core.cost import Cost
+from rt4chart.core.counted import counted
 from rt4chart.core.types import AuditReport, Span, Verdict
 from rt4chart.reporting.printable import printable
 
@@ -184,17 +185,13 @@ def banner_html(report: AuditReport) -> str:
             f'{esc(head)} — {esc(detail)}</div>')
 
 
-def _n(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
-
-
 def coverage_text(report: AuditReport) -> str:
     c, cost = report.coverage, report.coverage.cost
     audit = report.manifest.settings.get("audit", {})
     shape = (f" of {audit['window_size']} every {audit['window_stride']}"
              if "window_size" in audit and "window_stride" in audit else "")
-    text = (f"{_n(c.context_sentences, 'context sentence')} · {_n(c.windows, 'window')}{shape} · "
-            f"{_n(c.window_checks, 'window check')} · {_n(cost.calls, 'judge call')}"
+    text = (f"{counted(c.context_sentences, 'context sentence')} · {counted(c.windows, 'window')}{shape} · "
+            f"{counted(c.window_checks, 'window check')} · {counted(cost.calls, 'judge call')}"
             + (f" (plan {c.planned_calls})" if c.planned_calls else "")
             + (f" ({cost.failed_calls} failed)" if cost.failed_calls else "") + f" + {cost.cached_calls} cached · "
             f"{cost.prompt_tokens:,} prompt + "
