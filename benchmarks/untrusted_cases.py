@@ -176,6 +176,17 @@ def via_batch_api(case: Path) -> list[str]:
             "0", "--no-cache", "--max-attempts", "3", "--quiet"]
 
 
+def insights_via_batch_api(case: Path) -> list[str]:
+    preds = case / "preds.jsonl"
+    preds.write_text("".join(json.dumps({
+        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
+        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
+        for i in range(8)))
+    return ["insights", str(preds), "-o", str(case / "insights.json"), "--judge", "openai", "--base-url", "{url}",
+            "--api-key", "sk-untrusted-cases-0001", "--model", "m", "--no-cache", "--warmup", "2", "--via",
+            "batch-api", "--poll-every", "0", "--quiet"]
+
+
 CASES: list[Case] = [
     Case("model: graph of zero bytes", audit_with(graph(b""))),
     Case("model: graph that is text", audit_with(graph(b"this is not an onnx graph\n"))),
@@ -211,6 +222,11 @@ CASES: list[Case] = [
     Case("provider: an output file answers 404", via_batch_api, (0,), {"lost_files": 1}, again=True),
     Case("provider: every batch fails", via_batch_api, (0, 1), {"fail_batches": True}, again=True),
     Case("provider: a batch expires half answered", via_batch_api, (0, 1), {"expire_after": 2}, again=True),
+    Case("insights: upload answered 500 twice", insights_via_batch_api, (0,), {"upload_status": [500, 500]},
+         again=True),
+    Case("insights: create answered 400", insights_via_batch_api, (2,), {"create_status": [400]}),
+    Case("insights: an output file answers 404", insights_via_batch_api, (0,), {"lost_files": 1}, again=True),
+    Case("insights: every batch fails", insights_via_batch_api, (0, 1), {"fail_batches": True}, again=True),
 ]
 
 

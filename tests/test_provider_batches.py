@@ -330,6 +330,34 @@ def test_the_insights_parallel_phase_goes_through_the_batch_api_with_the_synchro
     assert batch["parallel_rows"] == sync["parallel_rows"] == 9
 
 
+@pytest.mark.slow  # several rounds on the loopback Batch API
+@pytest.mark.parametrize("fault, ends", [({"upload_status": [500, 500]}, 0), ({"lost_files": 1}, 0),
+                                         ({"fail_batches": True}, 0), ({"create_status": [400]}, 2)])
+def test_insights_through_the_batch_api_move_forward_past_a_provider_fault(tmp_path, monkeypatch, capsys, fault, ends):
+    """An upload that fails, an output file that is gone, a batch that fails: insights end with a report and the
+    same command again sends nothing; a create the provider refuses is one line, exit 2 (was a traceback)."""
+    from rt4chart.cli.main import main
+
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({
+        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
+        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
+        for i in range(8)))
+    with BatchServer(**fault) as server:
+        argv = ["insights", str(preds), "-o", str(tmp_path / "insights.json"), "--base-url", server.url, "--via",
+                "batch-api", "--poll-every", "0", "--quiet", "--judge", "openai", "--api-key", "sk-test-key-123456",
+                "--model", "m", "--no-cache", "--warmup", "2"]
+        assert main(argv) == ends
+        if ends == 0:
+            batches = server.stats["batches"]
+            assert json.loads((tmp_path / "insights.json").read_text())["parallel_rows"] == 6
+            assert main(argv) == 0 and server.stats["batches"] == batches  # again: nothing sent
+        else:
+            err = capsys.readouterr().err.strip().splitlines()
+            assert len(err) == 1 and "refused the batch" in err[0]
+
+
 def test_a_price_table_prices_the_dry_run_for_the_judges_model_and_a_bad_one_is_refused(tmp_path, monkeypatch,
                                                                                      capsys):
     from rt4chart.cli.main import main
