@@ -618,3 +618,47 @@ def test_a_new_single_audit_result_scrolls_into_view(app_url):
                                " return b && b.getBoundingClientRect().top < window.innerHeight / 3; }", timeout=10_000)
         shot(page, "audit-scrolled-1280x720")  # the verdict at the top of the window, the answer below it
         assert dialogs == []
+
+
+def test_a_broken_checkpoint_typed_in_the_app_is_one_line_never_a_traceback_or_a_hang(app_url, tmp_path):
+    """#39: a graph that is text, a FIFO, or a config that is not JSON, typed into the Checkpoint field (loopback),
+    ends the audit with one error line naming what is wrong; no exception box, no endless "Loading the model…"."""
+    shipped = ROOT / "rt4chart" / "judges" / "model" / "verifier"
+
+    def folder(name: str, change) -> Path:
+        out = tmp_path / name
+        out.mkdir()
+        for f in ("config.json", "tokenizer.json"):
+            shutil.copy(shipped / f, out / f)
+        (out / "model_int8.onnx").symlink_to(shipped / "model_int8.onnx")
+        change(out)
+        return out
+
+    def text_graph(out: Path) -> None:
+        (out / "model_int8.onnx").unlink()
+        (out / "model_int8.onnx").write_text("not a graph")
+
+    def fifo_graph(out: Path) -> None:
+        (out / "model_int8.onnx").unlink()
+        os.mkfifo(out / "model_int8.onnx")
+
+    cases = [(folder("text", text_graph), "too small to be one"), (folder("fifo", fifo_graph), "not a regular file"),
+             (folder("config", lambda out: (out / "config.json").write_text("{not json")), "config.json is not JSON")]
+    with opened_page(app_url, height=720, width=1280) as (page, _dialogs):
+        page.get_by_role("button", name="Load an example").click(timeout=60_000)
+        playwright.expect(page.get_by_label("Answer to audit")).not_to_have_value("", timeout=30_000)
+        for path, said in cases:
+            field = page.get_by_role("textbox", name="Checkpoint")
+            field.fill(str(path))
+            field.press("Enter")
+            page.wait_for_timeout(800)
+            page.get_by_role("button", name="Audit", exact=True).click()
+            error = page.locator('.rt4-notice[data-kind="error"]', has_text=said)
+            error.wait_for(timeout=30_000)  # a FIFO opened would hang here
+            assert "\n" not in error.inner_text().strip()
+            assert page.locator('[data-testid="stException"]').count() == 0
+            assert page.get_by_text("Traceback").count() == 0
+        error.scroll_into_view_if_needed()
+        shot(page, "broken-checkpoint-1280")
+        page.get_by_role("textbox", name="Checkpoint").fill("")
+        page.get_by_role("textbox", name="Checkpoint").press("Enter")
