@@ -60,7 +60,7 @@ def main() -> None:
     for n in map(int, args.rows.split(",")):
         source = rag_logs(work / f"logs-{n}.csv", n)
         done = subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(source), "-o", str(work / f"{n}.jsonl"),
-                               "--quiet", "--workers", "2"], env=env, capture_output=True, text=True, check=True)
+                               "--quiet", "--workers", "2", "--judge", "offline"], env=env, capture_output=True, text=True, check=True)
         runs[n] = re.search(r"\(id ([0-9a-f]+)\)", done.stderr).group(1)
     port = free_port()
     server = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
