@@ -523,3 +523,29 @@ def test_a_second_process_on_the_same_batch_is_refused_naming_the_holder_and_a_d
         assert summary.rows == 4 and server.stats["batches"] == batches  # the replies in the store: nothing paid twice
     with store.engine.connect() as conn:
         assert conn.execute(provider_leases.select()).first() is None  # given back at the end
+
+
+def test_predictions_written_over_their_input_are_refused_before_anything_is_paid(tmp_path):
+    """The provider path writes through the same output as every engine: the input file itself is refused before a
+    request is sent (it was replaced by the predictions after the rounds were paid)."""
+    from rt4chart.core.errors import InputError
+
+    source = logs(tmp_path / "in.jsonl", 4)
+    before = source.read_bytes()
+    with BatchServer() as server:
+        with pytest.raises(InputError, match="is the input file itself"):
+            rounds(source, source, server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
+        assert server.stats["batches"] == 0 and not server.files
+    assert source.read_bytes() == before
+
+
+def test_a_second_batch_on_the_same_output_file_is_refused_while_the_first_writes_it(tmp_path):
+    """One writer per output file for every engine: while a provider run holds its output, another run to it stops."""
+    from rt4chart.batch.locks import exclusive_output
+    from rt4chart.core.errors import InputError
+
+    source = logs(tmp_path / "in.jsonl", 4)
+    with BatchServer() as server, exclusive_output(tmp_path / "out.jsonl"):
+        with pytest.raises(InputError, match="being written by another rt4chart run"):
+            rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
+        assert server.stats["batches"] == 0

@@ -3,17 +3,13 @@ row by row, exactly one output line per input record in input order (failed rows
 writer per output, and an optional checkpoint journal for resume after a kill."""
 from __future__ import annotations
 
-import os
-import stat
-import sys
 import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional, TextIO
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
 
 from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
-from rt4chart.batch.locks import exclusive_output
+from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
 from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
@@ -90,49 +86,6 @@ def _kept_on_the_way_out(writer: RunWriter) -> Iterator[None]:
         raise
 
 
-def is_stream(output_path: str) -> bool:
-    """'-' (standard output), or a path that is no regular file to replace: a device or pipe (/dev/null, a named
-    pipe) or a path into /dev or /proc (/dev/stderr is a link to whatever standard error is). A stream is written
-    in place; a regular file is written beside it and moved over it when complete."""
-    if output_path == "-":
-        return True
-    real = os.path.realpath(output_path)
-    if real.startswith(("/dev/", "/proc/")) or os.path.abspath(output_path).startswith(("/dev/", "/proc/")):
-        return True
-    try:
-        mode = os.stat(output_path).st_mode
-    except OSError:
-        return False
-    return not stat.S_ISREG(mode)
-
-
-def _refuse_output_over_input(input_path: str, output_path: str) -> None:
-    """The predictions must never replace the records they were made from (same path, link or file)."""
-    if is_stream(output_path) or not os.path.exists(output_path):
-        return
-    if os.path.samefile(input_path, output_path):
-        raise InputError(f"-o {output_path} is the input file itself: the predictions would replace the records; "
-                         "write them to another file (e.g. -o predictions.jsonl)")
-
-
-class _Ordered:
-    """Enforces the output invariant: positions 0, 1, 2, ... each exactly once, `total` in all."""
-
-    def __init__(self, total: int, source: str):
-        self.total, self.source, self.next = total, source, 0
-
-    def check(self, position: int) -> None:
-        if position != self.next:
-            raise InputError(f"{self.source}: internal error: output row {position} came where row {self.next} "
-                             "belongs; nothing was written (please report this)")
-        self.next += 1
-
-    def finish(self) -> None:
-        if self.next != self.total:
-            raise InputError(f"{self.source}: internal error: {self.next} output rows for {self.total} input "
-                             "records; nothing was written (please report this)")
-
-
 def batch_fingerprint(input_path: str, spec: RunSpec, digest: Optional[str] = None) -> str:
     """What makes two batches the same batch (a journal resumes it, a job is found again): the input's bytes,
     the settings, the mapping and the delimiter."""
@@ -162,7 +115,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
     judge, config, mapping, store, engine = spec.judge, spec.config, spec.mapping, spec.store, spec.engine
-    _refuse_output_over_input(input_path, output_path)
+    refuse_output_over_input(input_path, output_path)
     started = time.perf_counter()
     plan = (plan_input(input_path, mapping, spec.workers, spec.partition_rows)
             if engine == "dask" and plannable(input_path) else None)
@@ -174,10 +127,8 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         summary.recognised = table.format
     elif known is not None and not mapping:
         summary.recognised = f"{known[0]} (" + ", ".join(f"{role}: {col}" for role, col in known[1].items() if col) + ")"
-    stream = is_stream(output_path)
     with ExitStack() as stack:
-        if not stream:
-            stack.enter_context(exclusive_output(output_path))
+        output = PredictionsOutput(input_path, output_path, count, stack)
         journal: Optional[Journal] = None
         digest = file_digest(input_path)  # checked again at the end: an input edited during the run is refused
         fingerprint = batch_fingerprint(input_path, spec, digest)
@@ -229,16 +180,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                                  writer.run.id if writer is not None else None)
         else:
             results = _lines(todo(), spec, writer)
-        if stream:  # standard output, or a device/pipe/link into /dev opened as it is (never replaced)
-            # appended: /dev/stderr redirected to a file must not lose what the file already holds
-            out: TextIO = sys.stdout if output_path == "-" else stack.enter_context(
-                open(output_path, "a", encoding="utf-8"))
-        else:
-            tmp = Path(f"{output_path}.partial")
-            tmp.parent.mkdir(parents=True, exist_ok=True)
-            out = stack.enter_context(open(tmp, "w", encoding="utf-8"))
-            stack.callback(tmp.unlink, missing_ok=True)
-        ordered = _Ordered(count, input_path)
+        output.open()
         store_fault: Optional[StoreError] = None  # the store failed during the run: auditing and output go on
         for position, line, status, stored in results:
             summary.audited += 1
@@ -251,25 +193,20 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
             if journal is not None:
                 journal.record(position, line, status)
             else:
-                ordered.check(position)
                 summary.count(status)
-                out.write(line + "\n")
+                output.write(position, line)
             if progress:
                 progress(finished, count)
         if journal is not None:
             for position, line in journal.lines():
-                ordered.check(position)
-                out.write(line + "\n")
+                output.write(position, line)
             summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
             summary.hallucinated = journal.count_status("hallucinated")
-        ordered.finish()
+        output.ordered.finish()
         if file_digest(input_path) != digest:
             raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
                              "nothing was written. Run again on a file that stays as it is during the run")
-        out.flush()
-        if not stream:
-            out.close()
-            os.replace(tmp, output_path)  # the predictions are complete, whatever happens to the store
+        output.commit()  # the predictions are complete, whatever happens to the store
         if writer is not None:
             try:
                 if store_fault is not None:
@@ -277,8 +214,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                 said = {"input_format": summary.recognised} if summary.recognised else {}  # which format was read
                 writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec), **said})
             except StoreError as exc:
-                where = "standard output" if stream else output_path
-                raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {where}). "
+                raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {output.where}). "
                                  "Run the batch again to store it") from None
     summary.elapsed_s = time.perf_counter() - started
     return summary

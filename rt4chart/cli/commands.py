@@ -109,9 +109,9 @@ def _mapping(args) -> dict:
 
 def _batch_in_rounds(args, spec, via: str):
     """`batch --via batch-api|batch-file`: the rounds, with a line per round's progress."""
+    from rt4chart.batch.output import is_stream
     from rt4chart.batch.provider.providers import WaitingForRunner
     from rt4chart.batch.provider.run import run_in_rounds
-    from rt4chart.batch.run import is_stream
     from rt4chart.core.errors import InputError as _InputError
 
     if args.judge != "openai":
@@ -165,7 +165,8 @@ def _priced(args, model, cost: Cost) -> str:
 
 def cmd_predict(args) -> int:
     """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
-    from rt4chart.batch.run import is_stream, run_spec
+    from rt4chart.batch.output import is_stream
+    from rt4chart.batch.run import run_spec
     from rt4chart.batch.spec import RunSpec
     from rt4chart.judges.cache import MemoCache
 

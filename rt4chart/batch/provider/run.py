@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from rt4chart.batch.journal import file_digest, run_fingerprint
+from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
 from rt4chart.batch.provider.deferred import DeferredSDK
 from rt4chart.batch.provider.providers import BatchFiles, OpenAIBatchAPI, Progress, WaitingForRunner
 from rt4chart.batch.provider.rounds import RoundsReport, audit_in_rounds
@@ -89,23 +91,25 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
 
     rounds_store = spec.store if spec.store is not None else Store(f"sqlite:///{Path(output_path).resolve()}.rounds.sqlite3")
     state = RoundState(rounds_store, fingerprint, via)
+    refuse_output_over_input(input_path, output_path)  # before anything is paid
     lease = BatchLease(rounds_store, fingerprint)  # one process drives a batch: a second one is refused, not paid
     lease.take()
-    try:
-        return _rounds_held(records, input_path, output_path, spec, via, digest, fingerprint, rounds_store, state, lease,
+    with ExitStack() as stack:
+        stack.callback(lease.release)
+        output = PredictionsOutput(input_path, output_path, len(records), stack)  # one writer per output file
+        return _rounds_held(records, input_path, output, spec, via, digest, fingerprint, rounds_store, state, lease,
                             provider, batch_dir, sleep, on_progress, poll_every_s, command, started)
-    finally:
-        lease.release()
 
 
-def _rounds_held(records, input_path: str, output_path: str, spec: RunSpec, via: str, digest: str, fingerprint: str,
+def _rounds_held(records, input_path: str, output: PredictionsOutput, spec: RunSpec, via: str, digest: str,
+                 fingerprint: str,
                  rounds_store, state: RoundState, lease: BatchLease, provider, batch_dir: Optional[str],
                  sleep: Callable[[float], None], on_progress: Optional[Callable[[int, Progress], None]],
                  poll_every_s: float, command: Sequence[str], started: float) -> tuple[BatchSummary, RoundsReport]:
     """run_in_rounds, while this process holds the batch's lease."""
     jobs = JobBook(rounds_store)
-    jobs.started(fingerprint, via, input_path, output_path, os.getcwd(), command)
-    provider = provider or provider_for(via, spec.judge, output_path, batch_dir, sleep)
+    jobs.started(fingerprint, via, input_path, output.path, os.getcwd(), command)
+    provider = provider or provider_for(via, spec.judge, output.path, batch_dir, sleep)
 
     planned = 3 + (spec.config.max_rounds if spec.config.reflect else 0)  # decompositions, windows, global, reflection
 
@@ -128,13 +132,11 @@ def _rounds_held(records, input_path: str, output_path: str, spec: RunSpec, via:
         raise InputError(f"{input_path} changed while it was audited; nothing was written. Run again on a file that "
                          "stays as it is during the run")
     summary = BatchSummary(rows=len(rows), audited=len(rows))
-    tmp = Path(f"{output_path}.partial")
-    with open(tmp, "w", encoding="utf-8") as out:
-        for row in rows:
-            summary.count(row_status(row))
-            summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
-            out.write(json_line(output_line(row)) + "\n")
-    os.replace(tmp, output_path)
+    for position, row in enumerate(rows):
+        summary.count(row_status(row))
+        summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
+        output.write(position, json_line(output_line(row)))
+    output.commit()
     before = jobs.get(fingerprint)
     kept = spec.store.find_run(before.run_id) if spec.store is not None and before and before.run_id else None
     if kept is not None:  # the same batch run again after it ended: its stored run is the one, not a copy
