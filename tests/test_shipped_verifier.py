@@ -91,3 +91,18 @@ def test_a_pairs_probabilities_do_not_depend_on_what_is_read_beside_it():
     beside = ck.pair_probs([p for p, _ in others] + [pair[0]], [h for _, h in others] + [pair[1]])[-1]
     assert alone == beside
 
+
+
+def test_a_rows_model_cost_is_the_same_whatever_the_process_read_before():
+    """The judge remembers pairs across rows (a Dask worker, a pool process each have their own memory), so the
+    cost a report states counts the pairs its audit asked for, not the ones this process happened to read."""
+    context = ("The Lindqvist Harbor Bridge opened to traffic on 14 May 1998. It is 1,240 metres long. "
+               "A major renovation of the deck is planned for 2027.")
+    answer = "The bridge opened in 1998. A deck renovation is planned for 2027."
+    judge = make_judge("hybrid")
+    first = audit(context, answer, judge=judge).coverage.cost
+    again = audit(context, answer, judge=judge).coverage.cost  # every pair now in the judge's memory
+    fresh = audit(context, answer, judge=make_judge("hybrid")).coverage.cost
+    assert first.model_pairs > 0
+    assert (again.model_pairs, again.model_tokens) == (first.model_pairs, first.model_tokens) == \
+        (fresh.model_pairs, fresh.model_tokens)

@@ -3,5 +3,6 @@ __version__ = "0.1.0"
 
 # Raised with every change that gives another report for the same input and settings (segmentation, claims,
 # a judge's reading). A cached report of another revision is not served, and each manifest says which method
-# made its run. 2: sentences glued without a space ("century.First") are cut.
-METHOD_REVISION = 2
+# made its run. 2: sentences glued without a space ("century.First") are cut. 3: a model judge's stated cost
+# counts the pairs its audit asked for (it counted those its process had not read before: engine-dependent).
+METHOD_REVISION = 3

@@ -194,16 +194,25 @@ class ModelJudge(Judge):
             chunks.append(" ".join(current))
         return chunks
 
-    def _probs(self, pairs: list[tuple[str, str]], usage: Cost) -> list[tuple[float, float, float]]:
-        todo = [p for p in dict.fromkeys(pairs) if p not in self._pairs]
+    def _probs(self, pairs: list[tuple[str, str]], usage: Cost, audit: AuditInput) -> list[tuple[float, float, float]]:
+        """P(entailed, contradicted, neutral) of each (premise, hypothesis). The model reads a pair once per process
+        (a pair another row asked for is remembered); `usage` counts each pair this audit asks for once, read or
+        remembered, so a row's cost is the same on one process as on many (a Dask worker has its own memory)."""
+        unique = list(dict.fromkeys(pairs))
+        todo = [p for p in unique if p not in self._pairs]
         if todo:
             for pair, probs in zip(todo, self.checkpoint.pair_probs([p for p, _ in todo], [h for _, h in todo])):
                 self._pairs[pair] = probs
+        found = {p: self._pairs[p] for p in unique}  # before the memory lets go of its oldest pairs
+        while len(self._pairs) > PAIR_CACHE_SIZE:
+            self._pairs.popitem(last=False)
+        asked: set = audit.__dict__.setdefault("_model_pairs_asked", set())
+        for pair in unique:
+            if pair not in asked:
+                asked.add(pair)
                 usage.model_pairs += 1
                 usage.model_tokens += sum(self.checkpoint.count_tokens(t) for t in pair) + 3
-            while len(self._pairs) > PAIR_CACHE_SIZE:
-                self._pairs.popitem(last=False)
-        return [self._pairs[p] for p in pairs]
+        return [found[p] for p in pairs]
 
     def _read(self, claims: list[Claim], ids: dict[int, list[int]], audit: AuditInput, usage: Cost,
               split: bool) -> dict[int, ModelJudgement]:
@@ -219,7 +228,7 @@ class ModelJudge(Judge):
             for piece in pieces:
                 for text in self._texts(piece, budget, audit):
                     jobs.append((claim.id, piece, text, hyp))
-        probs = self._probs([(text, hyp) for _, _, text, hyp in jobs], usage)
+        probs = self._probs([(text, hyp) for _, _, text, hyp in jobs], usage, audit)
         best: dict[int, dict[str, tuple[float, list[int]]]] = {c.id: {} for c in claims}
         for (claim_id, piece, _text, _hyp), (e, c, _n) in zip(jobs, probs):
             b = best[claim_id]
@@ -270,7 +279,7 @@ class ModelJudge(Judge):
         if len(candidates) == 1:
             ranked = candidates
         else:
-            probs = self._probs([(audit.context_sentences[i].text, hyp) for i in candidates], usage)
+            probs = self._probs([(audit.context_sentences[i].text, hyp) for i in candidates], usage, audit)
             at = 0 if j.verdict is Verdict.ENTAILED else 1
             ranked = [i for _, i in sorted(zip((p[at] for p in probs), candidates), key=lambda x: -x[0])]
         if j.verdict is Verdict.ENTAILED:
@@ -446,7 +455,7 @@ class HybridJudge(ModelJudge):
             if i is not None:
                 around = audit.context_sentences[max(0, i - 1):i + 2]
                 pairs += [(audit.context_sentences[i].text, hyp), (" ".join(s.text for s in around), hyp)]
-        probs = iter(self._probs(pairs, usage))
+        probs = iter(self._probs(pairs, usage, audit))
         out = []
         for claim in claims:
             alone, near = (next(probs), next(probs)) if best[claim.id] is not None else ((0.0, 0.0, 1.0),) * 2
