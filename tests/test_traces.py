@@ -85,3 +85,29 @@ def test_the_app_reads_an_uploaded_trace_export_says_so_and_audits_each_trace():
     assert len(results.rows) == 3
     statuses = sorted(r.status for r in results.reports.values())
     assert statuses == ["faithful", "faithful", "hallucinated"]
+
+
+def test_a_file_in_a_known_shape_is_read_whole_by_every_engine_and_a_plain_one_is_split(tmp_path):
+    """One list of shapes (data.tables.shapes) decides both how a file is read and whether Dask workers may split
+    it: a trace export is read whole as traces, never planned into partitions; a plain JSONL is planned."""
+    import json
+
+    from rt4chart.batch.partitions import plannable
+    from rt4chart.data.tables import open_table, shape_of, table_from_bytes
+
+    trace = {"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "t1", "spanId": "a1", "name": "rag", "attributes": [
+            {"key": "openinference.span.kind", "value": {"stringValue": "CHAIN"}},
+            {"key": "input.value", "value": {"stringValue": "When did it open?"}},
+            {"key": "output.value", "value": {"stringValue": "It opened in 1998."}}]},
+        {"traceId": "t1", "spanId": "b2", "parentSpanId": "a1", "name": "r", "attributes": [
+            {"key": "openinference.span.kind", "value": {"stringValue": "RETRIEVER"}},
+            {"key": "retrieval.documents.0.document.content", "value": {"stringValue": "It opened in 1998."}}]}]}]}]}
+    traces_file, plain_file = tmp_path / "spans.jsonl", tmp_path / "plain.jsonl"
+    traces_file.write_text(json.dumps(trace) + "\n")
+    plain_file.write_text(json.dumps({"id": "r1", "context": "It opened in 1998.", "answer": "It opened in 1998."}) + "\n")
+    found = shape_of(str(traces_file))
+    assert found is not None and found[0].kind == "traces"
+    assert open_table(str(traces_file)).kind == "traces" and not plannable(str(traces_file))
+    assert table_from_bytes(traces_file.read_bytes(), "spans.jsonl").kind == "traces"
+    assert shape_of(str(plain_file)) is None and open_table(str(plain_file)).kind == "jsonl" and plannable(str(plain_file))

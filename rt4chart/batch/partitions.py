@@ -48,11 +48,9 @@ def plannable(path: str) -> bool:
     """Whether workers can read their partitions of `path` themselves (one JSONL or Parquet file of records;
     RAGTruth's response.jsonl needs its source_info.jsonl joined, a trace's spans may lie anywhere in a traces
     file, a HaluEval line is two records: the driver reads those)."""
-    from rt4chart.data import benchmarks, traces
-    from rt4chart.data.ragtruth import ragtruth_files
+    from rt4chart.data.tables import shape_of
 
-    return (Path(path).suffix.lower() in JSONL_SUFFIXES + PARQUET_SUFFIXES and ragtruth_files(path) is None
-            and traces.sniff(path) is None and benchmarks.sniff(path) is None)
+    return Path(path).suffix.lower() in JSONL_SUFFIXES + PARQUET_SUFFIXES and shape_of(path) is None
 
 
 def partition_size(count: int, workers: int) -> int:

@@ -341,23 +341,61 @@ def _table(opener: Callable[[], BinaryIO], source: str, delimiter: Optional[str]
     raise InputError(f"{source}: unsupported file type {suffix or '(none)'}; use .csv, .tsv, .jsonl or .parquet")
 
 
-def _recognised(path: str) -> Optional[Table]:
-    """A file (or RAGTruth's folder) in a format known by its shape, read whole: RAGTruth, OpenInference traces,
-    HaluEval, FaithBench. None for a plain table."""
+@dataclass(frozen=True)
+class Shape:
+    """A format known by its shape rather than its columns (read whole): how it is recognised in a file (and in an
+    upload's bytes, where it can be uploaded) and read. The one list of them is `shapes()`."""
+
+    kind: str                                                   # the Table's kind
+    sniff: Callable[[str], Optional[str]]                       # path -> the format's name, or None
+    read: Callable[[str, str], Table]                           # path, format -> the table
+    sniff_bytes: Optional[Callable[[bytes, str], Optional[str]]] = None
+    read_bytes: Optional[Callable[[bytes, str, str], Table]] = None
+
+
+def shapes() -> tuple[Shape, ...]:
+    """RAGTruth's folder, OpenInference/LangSmith/TruLens traces, HaluEval and FaithBench, in the order they are
+    tried (imported when asked for)."""
     from rt4chart.data import benchmarks, ragtruth, traces
 
-    if ragtruth.ragtruth_files(path):
-        return Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path), lambda: ragtruth.rows(path),
-                     format=ragtruth.FORMAT)
-    fmt = traces.sniff(path)
-    if fmt is not None:
+    def read_traces(path: str, fmt: str) -> Table:
         records = traces.read(path, fmt)
         return Table(path, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
-    fmt = benchmarks.sniff(path)
-    if fmt is not None:
+
+    def traces_from_bytes(data: bytes, name: str, fmt: str) -> Table:
+        records = traces.read_text(decode_bytes(data, name), fmt, name)
+        return Table(name, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
+
+    def read_benchmark(path: str, fmt: str) -> Table:
         columns, found = benchmarks.read(path, fmt)
         return Table(path, "benchmark", columns, len(found), lambda: iter(found), format=fmt)
+
+    def benchmark_from_bytes(data: bytes, name: str, fmt: str) -> Table:
+        columns, found = benchmarks.read_text(decode_bytes(data, name), fmt, name)
+        return Table(name, "benchmark", columns, len(found), lambda: iter(found), format=fmt)
+
+    return (
+        Shape("ragtruth", lambda path: ragtruth.FORMAT if ragtruth.ragtruth_files(path) else None,
+              lambda path, _fmt: Table(path, "ragtruth", list(ragtruth.COLUMNS), ragtruth.validate(path),
+                                       lambda: ragtruth.rows(path), format=ragtruth.FORMAT)),
+        Shape("traces", traces.sniff, read_traces, traces.sniff_bytes, traces_from_bytes),
+        Shape("benchmark", benchmarks.sniff, read_benchmark, lambda data, name: benchmarks.sniff_head(data[:_HEAD], name),
+              benchmark_from_bytes),
+    )
+
+
+def shape_of(path: str) -> Optional[tuple[Shape, str]]:
+    """The shape `path` is in, and its format's name; None for a plain table (JSONL, CSV, Parquet of records)."""
+    for shape in shapes():
+        fmt = shape.sniff(path)
+        if fmt is not None:
+            return shape, fmt
     return None
+
+
+def _recognised(path: str) -> Optional[Table]:
+    found = shape_of(path)
+    return found[0].read(path, found[1]) if found is not None else None
 
 
 def open_table(path: str, delimiter: Optional[str] = None) -> Table:
@@ -382,18 +420,11 @@ def open_table(path: str, delimiter: Optional[str] = None) -> Table:
 
 def table_from_bytes(data: bytes, name: str, delimiter: Optional[str] = None) -> Table:
     """A validated table from bytes held in memory (an upload), read exactly as a file of that name."""
-    from rt4chart.data import benchmarks, traces
-
     if Path(name).suffix.lower() in PARQUET_SUFFIXES:
         raise InputError(f"{name}: upload Parquet files through the command line (rt4chart batch)")
-    fmt = traces.sniff_bytes(data, name)
-    if fmt is not None:
-        check_head(data[:_HEAD], name)
-        records = traces.read_text(decode_bytes(data, name), fmt, name)
-        return Table(name, "traces", list(traces.COLUMNS), len(records), lambda: iter(records), format=fmt)
-    fmt = benchmarks.sniff_head(data[:65536], name)
-    if fmt is not None:
-        check_head(data[:_HEAD], name)
-        columns, found = benchmarks.read_text(decode_bytes(data, name), fmt, name)
-        return Table(name, "benchmark", columns, len(found), lambda: iter(found), format=fmt)
+    for shape in shapes():
+        fmt = shape.sniff_bytes(data, name) if shape.sniff_bytes is not None else None
+        if fmt is not None and shape.read_bytes is not None:
+            check_head(data[:_HEAD], name)
+            return shape.read_bytes(data, name, fmt)
     return _table(lambda: io.BytesIO(data), name, delimiter)
