@@ -58,8 +58,13 @@ table = pd.DataFrame([{"name": r.name, "rate": r.as_dict()["rate"], "rows": r.ro
                                                                                           else ""),
                        "created": r.created.replace("T", " ")[:16], "tags": ", ".join(r.tags), "status": r.status}
                       for r in runs])
-show_table(table, hide_index=True, width="stretch",
-             column_config={"rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+clicked = show_table(table, hide_index=True, width="stretch", on_select="rerun", selection_mode="single-row",
+                     key="w.runs.table",
+                     column_config={"rate": st.column_config.NumberColumn("hallucination rate", format="percent")})
+st.caption("Click a run to open it in the batch page; choose one below to compare, rename, tag or delete it.")
+if clicked is not None and clicked.selection.rows:  # a run clicked: opened, as its button below does
+    open_run(runs[clicked.selection.rows[0]].id)
+    st.switch_page("app_pages/batch.py")
 
 by_id = {r.id: r for r in runs}
 current = state.results()

@@ -662,3 +662,29 @@ def test_a_broken_checkpoint_typed_in_the_app_is_one_line_never_a_traceback_or_a
         shot(page, "broken-checkpoint-1280")
         page.get_by_role("textbox", name="Checkpoint").fill("")
         page.get_by_role("textbox", name="Checkpoint").press("Enter")
+
+
+def test_a_click_on_a_run_in_the_runs_table_opens_it(app_server, tmp_path):
+    """Issue 38 item 8: the runs table opens a run on click (it was a static table beside a picker)."""
+    from rt4chart.store import Store
+
+    url, data = app_server
+    env = {**os.environ, "RT4CHART_DATA_DIR": str(data), "RT4CHART_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("RT4CHART_DB", None)
+    subprocess.run([sys.executable, "-m", "rt4chart", "batch", str(ROOT / "sample_data" / "rag_audit_sample.csv"),
+                    "-o", str(tmp_path / "out.jsonl"), "--judge", "offline", "--quiet", "--run-name", "clicked run"],
+                   env=env, check=True, capture_output=True, timeout=120)
+    newest = Store(f"sqlite:///{data / 'runs.sqlite3'}").list_runs()[0]
+    assert newest.name == "clicked run"
+    with opened_page(f"{url}/runs", height=900, width=1280) as (page, dialogs):
+        page.get_by_text("Click a run to open it").wait_for(timeout=60_000)
+        grid = page.locator('[data-testid="stDataFrame"]').last
+        grid.wait_for(timeout=30_000)
+        settled(page)
+        box = grid.bounding_box()
+        page.mouse.click(box["x"] + 14, box["y"] + 35 + 17)  # the first run's row (the newest), left edge
+        page.wait_for_url(f"**run={newest.id[:8]}*", timeout=60_000)
+        page.get_by_role("heading", name="Batch audit").wait_for(timeout=30_000)
+        page.get_by_text("clicked run").first.wait_for(timeout=30_000)
+        shot(page, "runs-click-opens")
+        assert dialogs == []
