@@ -549,3 +549,28 @@ def test_a_second_batch_on_the_same_output_file_is_refused_while_the_first_write
         with pytest.raises(InputError, match="being written by another rt4chart run"):
             rounds(source, tmp_path / "out.jsonl", server.url, Store(f"sqlite:///{tmp_path / 'r.sqlite3'}"))
         assert server.stats["batches"] == 0
+
+
+def test_dash_o_dash_prints_the_rounds_predictions_on_standard_output(tmp_path, monkeypatch, capsys):
+    """Issue 38 item 7: `-o -` means standard output for the provider rounds too (their state is in the run store);
+    without a store, or for round files without --batch-dir, it is refused in one line saying what to give."""
+    from rt4chart.cli.main import main
+
+    monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
+    source = logs(tmp_path / "in.jsonl", 4)
+    common = ["--judge", "openai", "--api-key", "sk-test-key-123456", "--model", "m", "--poll-every", "0",
+              "--context-tokens", "8192", "--no-cache", "--quiet"]
+    with BatchServer() as server:
+        assert main(["batch", str(source), "-o", str(tmp_path / "file.jsonl"), "--base-url", server.url,
+                     "--via", "batch-api", *common]) == 0
+        capsys.readouterr()
+        assert main(["batch", str(source), "-o", "-", "--base-url", server.url, "--via", "batch-api",
+                     "--run-name", "to stdout", *common]) == 0
+    out = capsys.readouterr().out
+    assert out == (tmp_path / "file.jsonl").read_text()
+    assert not (tmp_path / "-").exists()
+    assert main(["batch", str(source), "-o", "-", "--base-url", "http://127.0.0.1:9/v1", "--via", "batch-api",
+                 "--no-store", *common]) == 2
+    assert "leave out --no-store" in capsys.readouterr().err
+    assert main(["batch", str(source), "-o", "-", "--via", "batch-file", *common]) == 2
+    assert "needs --batch-dir" in capsys.readouterr().err

@@ -116,8 +116,13 @@ def _batch_in_rounds(args, spec, via: str):
 
     if args.judge != "openai":
         raise _InputError(f"--via {via} sends the openai judge's requests; add --judge openai")
-    if is_stream(args.output) and not getattr(args, "dry_run", False):
-        raise _InputError(f"--via {via} writes its output when the last round is in: give -o a file")
+    if is_stream(args.output) and not getattr(args, "dry_run", False):  # written there when the last round is in
+        if spec.store is None:
+            raise _InputError(f"--via {via} with -o {args.output} keeps its rounds in the run store: leave out "
+                              "--no-store, or give -o a file")
+        if via == "batch-file" and not args.batch_dir:
+            raise _InputError(f"--via batch-file with -o {args.output} needs --batch-dir: the folder the round "
+                              "files are written to")
 
     if getattr(args, "dry_run", False):  # the plan's requests and tokens, and nothing submitted
         from rt4chart.batch.provider.run import estimate
