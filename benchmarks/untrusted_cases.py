@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from rt4chart.store import Store  # noqa: E402
 from tests.batch_server import BatchServer  # noqa: E402
+from tests.fakes import flagged_predictions  # noqa: E402
+from tests.tiny_models import SHIPPED_VERIFIER as SHIPPED  # noqa: E402
+from tests.tiny_models import shipped_copy
 
-SHIPPED = ROOT / "rt4chart" / "judges" / "model" / "verifier"
 CONTEXT, ANSWER, QUESTION = "The bridge opened to traffic in 1998.", "It opened in 1998.", "When did the bridge open?"
 
 
@@ -40,11 +41,7 @@ class Case:
 
 # -- model folders ----------------------------------------------------------------------------------------
 def model_folder(case: Path, change: Callable[[Path], None]) -> Path:
-    folder = case / "ckpt"
-    folder.mkdir()
-    for name in ("config.json", "tokenizer.json"):
-        shutil.copy(SHIPPED / name, folder / name)
-    (folder / "model_int8.onnx").symlink_to(SHIPPED / "model_int8.onnx")
+    folder = shipped_copy(case / "ckpt")
     change(folder)
     return folder
 
@@ -177,11 +174,7 @@ def via_batch_api(case: Path) -> list[str]:
 
 
 def insights_via_batch_api(case: Path) -> list[str]:
-    preds = case / "preds.jsonl"
-    preds.write_text("".join(json.dumps({
-        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
-        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
-        for i in range(8)))
+    preds = flagged_predictions(case / "preds.jsonl", 8)
     return ["insights", str(preds), "-o", str(case / "insights.json"), "--judge", "openai", "--base-url", "{url}",
             "--api-key", "sk-untrusted-cases-0001", "--model", "m", "--no-cache", "--warmup", "2", "--via",
             "batch-api", "--poll-every", "0", "--quiet"]

@@ -94,3 +94,12 @@ def wait_for_journal_rows(journal, rows: int, still_running, timeout_s: float = 
         except sqlite3.OperationalError:
             continue
     return False
+
+
+def flagged_predictions(path, rows: int):
+    """A predictions file `rt4chart insights` reads: `rows` answers, each flagged by one baseless claim."""
+    path.write_text("".join(json.dumps({
+        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
+        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
+        for i in range(rows)))
+    return path

@@ -623,14 +623,10 @@ def test_a_new_single_audit_result_scrolls_into_view(app_url):
 def test_a_broken_checkpoint_typed_in_the_app_is_one_line_never_a_traceback_or_a_hang(app_url, tmp_path):
     """#39: a graph that is text, a FIFO, or a config that is not JSON, typed into the Checkpoint field (loopback),
     ends the audit with one error line naming what is wrong; no exception box, no endless "Loading the model…"."""
-    shipped = ROOT / "rt4chart" / "judges" / "model" / "verifier"
+    from .tiny_models import shipped_copy
 
     def folder(name: str, change) -> Path:
-        out = tmp_path / name
-        out.mkdir()
-        for f in ("config.json", "tokenizer.json"):
-            shutil.copy(shipped / f, out / f)
-        (out / "model_int8.onnx").symlink_to(shipped / "model_int8.onnx")
+        out = shipped_copy(tmp_path / name)
         change(out)
         return out
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,18 +17,14 @@ pytest.importorskip("tokenizers")
 from rt4chart.core.errors import JudgeConfigError  # noqa: E402
 from rt4chart.judges.model.checkpoint import Checkpoint  # noqa: E402
 
-SHIPPED = Path(__file__).resolve().parents[1] / "rt4chart" / "judges" / "model" / "verifier"
+from .tiny_models import SHIPPED_VERIFIER as SHIPPED  # noqa: E402
+from .tiny_models import shipped_copy
 
 
 @pytest.fixture
 def folder(tmp_path) -> Path:
     """A working copy of the shipped verifier (the graph linked, the small files copied)."""
-    out = tmp_path / "ckpt"
-    out.mkdir()
-    for name in ("config.json", "tokenizer.json"):
-        shutil.copy(SHIPPED / name, out / name)
-    (out / "model_int8.onnx").symlink_to(SHIPPED / "model_int8.onnx")
-    return out
+    return shipped_copy(tmp_path / "ckpt")
 
 
 def refused(folder: Path) -> str:

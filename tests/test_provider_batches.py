@@ -13,6 +13,7 @@ from rt4chart.store import Store
 
 from .batch_server import BatchServer, chat_reply
 from .endpoint_server import EndpointServer
+from .fakes import flagged_predictions
 
 pytest.importorskip("openai")
 
@@ -306,11 +307,7 @@ def test_the_insights_parallel_phase_goes_through_the_batch_api_with_the_synchro
     from rt4chart.cli.main import main
 
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
-    preds = tmp_path / "preds.jsonl"
-    preds.write_text("".join(json.dumps({
-        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
-        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
-        for i in range(12)))
+    preds = flagged_predictions(tmp_path / "preds.jsonl", 12)
     common = ["--judge", "openai", "--api-key", "sk-test-key-123456", "--model", "m", "--no-cache",
               "--context-tokens", "8192", "--warmup", "3"]
     with EndpointServer("ok") as sync_server:
@@ -339,11 +336,7 @@ def test_insights_through_the_batch_api_move_forward_past_a_provider_fault(tmp_p
     from rt4chart.cli.main import main
 
     monkeypatch.setenv("RT4CHART_DB", f"sqlite:///{tmp_path / 'runs.sqlite3'}")
-    preds = tmp_path / "preds.jsonl"
-    preds.write_text("".join(json.dumps({
-        "id": f"r{i}", "answer": f"The dam is {40 + i} metres high.", "status": "hallucinated",
-        "claims": [{"text": f"The dam is {40 + i} metres high.", "verdict": "baseless", "evidence": []}]}) + "\n"
-        for i in range(8)))
+    preds = flagged_predictions(tmp_path / "preds.jsonl", 8)
     with BatchServer(**fault) as server:
         argv = ["insights", str(preds), "-o", str(tmp_path / "insights.json"), "--base-url", server.url, "--via",
                 "batch-api", "--poll-every", "0", "--quiet", "--judge", "openai", "--api-key", "sk-test-key-123456",

@@ -59,3 +59,18 @@ def export_onnx(folder: Path) -> Path:
                       output_names=["logits"], dynamic_axes={**{n: {0: "batch", 1: "seq"} for n in names},
                                                              "logits": {0: "batch"}}, opset_version=17, dynamo=False)
     return folder / "model.onnx"
+
+
+SHIPPED_VERIFIER = Path(__file__).resolve().parents[1] / "rt4chart" / "judges" / "model" / "verifier"
+
+
+def shipped_copy(out: Path) -> Path:
+    """A working copy of the shipped verifier in the new folder `out` (its graph linked, its small files copied),
+    for a test to break one file of."""
+    import shutil
+
+    out.mkdir()
+    for name in ("config.json", "tokenizer.json"):
+        shutil.copy(SHIPPED_VERIFIER / name, out / name)
+    (out / "model_int8.onnx").symlink_to(SHIPPED_VERIFIER / "model_int8.onnx")
+    return out

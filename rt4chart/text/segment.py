@@ -87,8 +87,8 @@ def _unglued(body: str, spans):
         for match in _GLUED.finditer(body, s, e):
             before = _WORD_BEFORE.search(body, s, match.start())  # always matches (it may match nothing)
             word = before.group().rstrip("\"”’)]") if before else ""
-            if len(word) < 2 or not word[-2:].isalnum() or not word[-2:].lower() == word[-2:] or "." in word \
-                    or word.lower() in ABBREVIATIONS:
+            end = word[-2:]
+            if len(end) < 2 or not end.isalnum() or end != end.lower() or "." in word or word.lower() in ABBREVIATIONS:
                 continue
             yield s, match.end()
             s = match.end()

@@ -102,8 +102,7 @@ def run_in_rounds(input_path: str, output_path: str, spec: RunSpec, via: str, po
 
 
 def _rounds_held(records, input_path: str, output: PredictionsOutput, spec: RunSpec, via: str, digest: str,
-                 fingerprint: str,
-                 rounds_store, state: RoundState, lease: BatchLease, provider, batch_dir: Optional[str],
+                 fingerprint: str, rounds_store, state: RoundState, lease: BatchLease, provider, batch_dir: Optional[str],
                  sleep: Callable[[float], None], on_progress: Optional[Callable[[int, Progress], None]],
                  poll_every_s: float, command: Sequence[str], started: float) -> tuple[BatchSummary, RoundsReport]:
     """run_in_rounds, while this process holds the batch's lease."""

@@ -71,7 +71,8 @@ class ModelJudgement(Judgement):
 
 
 _CHECKPOINTS: dict[tuple[str, int], Checkpoint] = {}
-_PAIRS: dict[str, OrderedDict[tuple[str, str], tuple[float, float, float]]] = {}  # per checkpoint digest
+# per checkpoint digest: (premise, hypothesis) -> (P entailed, contradicted, neutral; the pair's token count)
+_PAIRS: dict[str, OrderedDict[tuple[str, str], tuple[tuple[float, float, float], int]]] = {}
 _HYBRIDS = itertools.count()
 PAIR_CACHE_SIZE = 50_000  # pairs kept per process and checkpoint (least recently computed dropped first)
 
@@ -200,9 +201,9 @@ class ModelJudge(Judge):
         remembered, so a row's cost is the same on one process as on many (a Dask worker has its own memory)."""
         unique = list(dict.fromkeys(pairs))
         todo = [p for p in unique if p not in self._pairs]
-        if todo:
+        if todo:  # each pair remembered with its token count, so a remembered pair is not tokenized again
             for pair, probs in zip(todo, self.checkpoint.pair_probs([p for p, _ in todo], [h for _, h in todo])):
-                self._pairs[pair] = probs
+                self._pairs[pair] = (probs, sum(self.checkpoint.count_tokens(t) for t in pair) + 3)
         found = {p: self._pairs[p] for p in unique}  # before the memory lets go of its oldest pairs
         while len(self._pairs) > PAIR_CACHE_SIZE:
             self._pairs.popitem(last=False)
@@ -211,8 +212,8 @@ class ModelJudge(Judge):
             if pair not in asked:
                 asked.add(pair)
                 usage.model_pairs += 1
-                usage.model_tokens += sum(self.checkpoint.count_tokens(t) for t in pair) + 3
-        return [found[p] for p in pairs]
+                usage.model_tokens += found[pair][1]
+        return [found[p][0] for p in pairs]
 
     def _read(self, claims: list[Claim], ids: dict[int, list[int]], audit: AuditInput, usage: Cost,
               split: bool) -> dict[int, ModelJudgement]:
