@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
+from rt4chart.batch.audited import AuditedLine, projected
 from rt4chart.batch.partitions import Partition, read_partition
 from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import MissingDependencyError
-from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.judges.base import Judge
 from rt4chart.judges.spec import JudgeSpec
 
@@ -80,7 +80,6 @@ class Work:
 def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
     """Runs on a worker: (first position, the output lines as one UTF-8 blob, one status letter per row).
     `part` is a `Partition` to read here, or the (position, record) pairs the driver read."""
-    from rt4chart.store.rows import pack
 
     judge = _worker_judge(work.judge)
     config = AuditConfig.model_validate_json(work.config_json)
@@ -88,11 +87,11 @@ def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
     lines, codes, stored, first = [], [], [], None
     for position, record in rows:
         first = position if first is None else first
-        row = audit_record(record, judge, config)
-        lines.append(json_line(output_line(row)))
-        codes.append(STATUS_CODES[row_status(row)])
-        if work.run_id:
-            stored.append(pack(position, row))
+        audited = projected(position, audit_record(record, judge, config), keep=bool(work.run_id))
+        lines.append(audited.line)
+        codes.append(STATUS_CODES[audited.status])
+        if audited.stored is not None:
+            stored.append(audited.stored)
     if stored:
         _worker_store(_SECRETS["store_url"]).add_rows(work.run_id, stored)
     return first if first is not None else 0, "\n".join(lines).encode("utf-8", "surrogatepass"), "".join(codes)
@@ -127,9 +126,9 @@ def connect(address: Optional[str], workers: int):
 
 def dask_lines(parts: Iterable, judge: Judge, config: AuditConfig, secrets: dict[str, str],
                address: Optional[str] = None, workers: int = 2, roles: Optional[dict] = None,
-               run_id: Optional[str] = None) -> Iterator[tuple[int, str, str, None]]:
-    """(position, output line, status, None) for every row of `parts` (partitions, or lists of (position,
-    record) pairs), in input order, computed on Dask workers."""
+               run_id: Optional[str] = None) -> Iterator[AuditedLine]:
+    """One line (without a stored row: the workers store their rows) for every row of `parts` (partitions, or
+    lists of (position, record) pairs), in input order, computed on Dask workers (`batch.executors.DaskWorkers`)."""
     work = Work(JudgeSpec.of(judge), config.model_dump_json(), roles, run_id)
     client = connect(address, workers)
     try:
@@ -155,8 +154,8 @@ def dask_lines(parts: Iterable, judge: Judge, config: AuditConfig, secrets: dict
             cluster.close()
 
 
-def _unpack(result: tuple[int, bytes, str]) -> Iterator[tuple[int, str, str, None]]:
+def _unpack(result: tuple[int, bytes, str]) -> Iterator[AuditedLine]:
     first, blob, codes = result
     lines = blob.decode("utf-8", "surrogatepass").split("\n") if codes else []
     for offset, (line, code) in enumerate(zip(lines, codes)):
-        yield first + offset, line, STATUSES[code], None
+        yield AuditedLine(first + offset, line, STATUSES[code], None)

@@ -9,6 +9,7 @@ from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
+from rt4chart.batch.audited import AuditedLine, projected
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
@@ -30,23 +31,17 @@ def _cache(path: str):
 
 
 def _audit_chunk(rows: list[tuple[int, Record]], spec: JudgeSpec, config_json: str, keep: bool,
-                 cache_path: Optional[str]) -> list[tuple]:
+                 cache_path: Optional[str]) -> list[AuditedLine]:
     from rt4chart.batch.rows import audit_record
-    from rt4chart.data.predictions import json_line, output_line, row_status
-    from rt4chart.store.rows import pack
 
     judge, config = _judge(spec), AuditConfig.model_validate_json(config_json)
     cache = _cache(cache_path) if cache_path else None
-    out = []
-    for position, record in rows:
-        row = audit_record(record, judge, config, cache)
-        out.append((position, json_line(output_line(row)), row_status(row), pack(position, row) if keep else None))
-    return out
+    return [projected(position, audit_record(record, judge, config, cache), keep) for position, record in rows]
 
 
 def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
-                  keep: bool = False, cache_path: Optional[str] = None) -> Iterator[tuple]:
-    """(position, line, status, stored row or None) per row, in input order, from `workers` processes."""
+                  keep: bool = False, cache_path: Optional[str] = None) -> Iterator[AuditedLine]:
+    """One line per row, in input order, from `workers` processes (`batch.executors.Processes`)."""
     spec = JudgeSpec.of(judge)
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:

@@ -6,21 +6,21 @@ from __future__ import annotations
 import time
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
+from rt4chart.batch.audited import AuditedLine
+from rt4chart.batch.executors import DaskWorkers, local_executor
 from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
 from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
 from rt4chart.batch.partitions import plan_input, plannable
 from rt4chart.batch.spec import RunSpec
-from rt4chart.batch.stored import audited_rows, open_writer, run_manifest
+from rt4chart.batch.stored import open_writer, run_manifest
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.rows import Record
 from rt4chart.data.columns import known_format
-from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
 from rt4chart.judges.base import Judge
-from rt4chart.store.rows import StoredRow, pack
 from rt4chart.store.writer import RunWriter
 
 if TYPE_CHECKING:
@@ -48,20 +48,6 @@ class BatchSummary:
         self.failed += status == "error"
         self.unverified += status == "unverified"
         self.hallucinated += status == "hallucinated"
-
-
-def _lines(rows: Iterator[tuple[int, Record]], spec: RunSpec,
-           writer: Optional[RunWriter]) -> Iterator[tuple[int, str, str, Optional[StoredRow]]]:
-    """(position, output line, status, stored row or None) per row, in input order, from the local engine;
-    with a `writer`, each row is also packed for the run store."""
-    if spec.workers > 1 and not spec.judge.makes_calls:  # a computing judge: processes, not threads under the GIL
-        from rt4chart.batch.local_pool import process_lines
-
-        yield from process_lines(rows, spec.judge, spec.config, spec.workers, writer is not None,
-                                 str(spec.cache.path) if spec.cache else None)
-        return
-    for position, row in audited_rows(rows, spec):
-        yield position, json_line(output_line(row)), row_status(row), pack(position, row) if writer else None
 
 
 @contextmanager
@@ -114,7 +100,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     settings skips the rows already done. With a `store`, the run is kept there (rows written in batches);
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
-    judge, config, mapping, store, engine = spec.judge, spec.config, spec.mapping, spec.store, spec.engine
+    judge, mapping, store, engine = spec.judge, spec.mapping, spec.store, spec.engine
     refuse_output_over_input(input_path, output_path)
     started = time.perf_counter()
     plan = (plan_input(input_path, mapping, spec.workers, spec.partition_rows)
@@ -160,26 +146,23 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
                 if position not in done:
                     yield position, record
 
-        results: Iterator[tuple[int, str, str, Optional[StoredRow]]]
+        results: Iterator[AuditedLine]
         if engine == "dask":  # the workers audit, and write the run store themselves
-            from rt4chart.batch.dask_engine import dask_lines
-            from rt4chart.batch.ordered import chunks
             from rt4chart.judges.spec import secrets_of
 
             secrets = secrets_of(judge)
             if writer is not None:
                 secrets["store_url"] = writer.store.url
-            parts: Iterable
+            workers = DaskWorkers(spec, secrets, writer.run.id if writer is not None else None,
+                                  plan.roles if plan is not None else None)
             if plan is not None:  # workers read their partitions; a partition is redone unless all its rows are done
                 summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
-                parts = [p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count))]
+                results = workers.partitions(p for p in plan.partitions
+                                             if not all(q in done for q in range(p.first, p.first + p.count)))
             else:  # CSV/TSV: the driver reads the rows and ships them
-                parts = chunks(todo(), spec.partition_rows or 200)
-            results = dask_lines(parts, judge, config, secrets, spec.dask_address, spec.workers,
-                                 plan.roles if plan is not None else None,
-                                 writer.run.id if writer is not None else None)
+                results = workers.lines(todo())
         else:
-            results = _lines(todo(), spec, writer)
+            results = local_executor(spec, keep=writer is not None).lines(todo())
         output.open()
         store_fault: Optional[StoreError] = None  # the store failed during the run: auditing and output go on
         for position, line, status, stored in results:

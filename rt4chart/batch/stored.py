@@ -1,15 +1,13 @@
-"""Audited rows on their way to the run store: the rows of the one local engine (`batch.run.run_spec`, which the
-CLI's batch, the app's batch jobs and the provider rounds run) and the writer that keeps them as a run."""
+"""The stored run of a batch: the writer that keeps a batch's rows as a run (`batch.run.run_spec`, which the CLI's
+batch and the app's batch jobs run, and the provider rounds) and the manifest it is stored with."""
 from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Optional
 
 from rt4chart.auditing.manifest import manifest_of
-from rt4chart.batch.rows import run_records
 from rt4chart.batch.spec import RunSpec
-from rt4chart.core.rows import Record, RowResult
 from rt4chart.store.writer import RunWriter
 
 
@@ -32,17 +30,3 @@ def open_writer(spec: RunSpec, source: str, fingerprint: str = "", resume_run: O
         run = spec.store.create_run(name, judge=spec.judge.name, model=spec.judge.model, source=str(source),
                                     manifest=run_manifest(spec), mapping=spec.mapping or {}, fingerprint=fingerprint)
     return RunWriter(spec.store, run, batch_rows=batch_rows)
-
-
-def audited_rows(rows: Iterable[tuple[int, Record]], spec: RunSpec) -> Iterator[tuple[int, RowResult]]:
-    """(position, row) per record, in input order, with up to `spec.workers` threads."""
-    positions: dict[int, int] = {}
-
-    def records() -> Iterator[Record]:
-        for position, record in rows:
-            positions[id(record)] = position
-            yield record
-
-    for row in run_records(records(), spec.judge, spec.config, workers=spec.workers, cache=spec.cache):
-        yield positions.pop(id(row.record)), row
-

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
+from rt4chart.batch.audited import projected
 from rt4chart.batch.journal import file_digest, run_fingerprint
 from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
 from rt4chart.batch.provider.deferred import DeferredSDK
@@ -20,13 +21,11 @@ from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import open_writer, run_manifest
 from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
-from rt4chart.data.predictions import json_line, output_line, row_status
 from rt4chart.data.records import open_table, table_records
 from rt4chart.judges.llm.judge import OpenAIJudge
 from rt4chart.judges.llm.openai_client import OpenAIChatClient
 from rt4chart.store.leases import BatchLease
 from rt4chart.store.provider_jobs import JobBook
-from rt4chart.store.rows import pack
 
 VIA = ("batch-api", "batch-file")
 
@@ -131,11 +130,12 @@ def _rounds_held(records, input_path: str, output: PredictionsOutput, spec: RunS
         raise InputError(f"{input_path} changed while it was audited; nothing was written. Run again on a file that "
                          "stays as it is during the run")
     summary = BatchSummary(rows=len(rows), audited=len(rows))
-    for position, row in enumerate(rows):
-        summary.count(row_status(row))
+    lines = [projected(position, row, keep=spec.store is not None) for position, row in enumerate(rows)]
+    for audited, row in zip(lines, rows):
+        summary.count(audited.status)
         summary.renamed_ids += [row.record.renamed_from] if row.record.renamed_from is not None else []
-        output.write(position, json_line(output_line(row)))
-    output.commit()
+        output.write(audited.position, audited.line)
+    output.commit()  # the paid replies are in the predictions before the store is asked anything
     before = jobs.get(fingerprint)
     kept = spec.store.find_run(before.run_id) if spec.store is not None and before and before.run_id else None
     if kept is not None:  # the same batch run again after it ended: its stored run is the one, not a copy
@@ -143,8 +143,9 @@ def _rounds_held(records, input_path: str, output: PredictionsOutput, spec: RunS
     elif spec.store is not None and rows:
         writer = open_writer(spec, input_path, fingerprint)
         assert writer is not None
-        for position, row in enumerate(rows):
-            writer.add(pack(position, row))
+        for audited in lines:
+            assert audited.stored is not None
+            writer.add(audited.stored)
         run = writer.finish(time.perf_counter() - started, status="cancelled" if report.cancelled else "complete",
                             manifest={**run_manifest(spec), "provider": {"via": via, "rounds": report.rounds}})
         summary.run_id, summary.run_name = run.id, run.name
