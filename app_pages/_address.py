@@ -42,9 +42,8 @@ def _shown(value: Any) -> str:
 def restore_settings() -> None:
     """Once per browser session, after a reopened run's settings: the settings the address names (what this
     session had before the reload) become the session's; values that do not parse or validate are ignored."""
-    if st.session_state.get("rt4.address_read"):
+    if not state.first_time(state.ADDRESS_READ):
         return
-    st.session_state["rt4.address_read"] = True
     wanted: dict[str, Any] = {}
     for param, (name, parse) in PARAMS.items():
         raw = st.query_params.get(param)
@@ -67,7 +66,7 @@ def restore_settings() -> None:
     s.update(wanted)
     s["custom_threshold"] = "threshold" in wanted
     for name in list(s):
-        st.session_state.pop(f"w.{name}", None)  # widgets start again from the restored values
+        state.forget_widget(f"w.{name}")  # widgets start again from the restored values
 
 
 def keep_settings() -> None:

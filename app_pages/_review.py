@@ -59,17 +59,17 @@ def _synced(key: str, stored) -> None:
     """A widget the analyst has not touched in this session shows what the store holds now (another
     analyst may have saved meanwhile); a touched one keeps the analyst's value until it is saved."""
     base = f"{key}.base"
-    if key not in st.session_state or st.session_state[key] == st.session_state.get(base):
-        st.session_state[key] = stored
-        st.session_state[base] = stored
+    if not state.has_widget(key) or state.widget(key) == state.widget(base):
+        state.set_widget(key, stored)
+        state.set_widget(base, stored)
 
 
 def _changed(key: str) -> bool:
-    return key in st.session_state and st.session_state[key] != st.session_state.get(f"{key}.base")
+    return state.has_widget(key) and state.widget(key) != state.widget(f"{key}.base")
 
 
 def _saved(key: str) -> None:
-    st.session_state[f"{key}.base"] = st.session_state[key]
+    state.set_widget(f"{key}.base", state.widget(key))
 
 
 def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]) -> None:
@@ -122,20 +122,20 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
                 key, verdict_key = f"{prefix}.{index}", f"{prefix}.{index}.verdict"
                 if not (_changed(key) or _changed(verdict_key)):
                     continue
-                picked = st.session_state[key]
+                picked = state.widget(key)
                 right = None if picked == CLAIM_CHOICES[0] else picked == CLAIM_CHOICES[1]
-                verdict = st.session_state.get(verdict_key) if picked == CLAIM_CHOICES[2] else None
+                verdict = state.widget(verdict_key) if picked == CLAIM_CHOICES[2] else None
                 s.add_review(run_id, row_id, reviewer=reviewer, claim=index, judge_right=right, verdict=verdict)
                 _saved(key)
-                if verdict_key in st.session_state:
+                if state.has_widget(verdict_key):
                     _saved(verdict_key)
                 saved += 1
             if _changed(f"{prefix}.label") or _changed(f"{prefix}.note"):
                 # what this session did not change is taken from the store as it is now, not from a stale box
                 fresh = s.reviews(run_id).get((row_id, None))
-                label = st.session_state[f"{prefix}.label"] if _changed(f"{prefix}.label") else (
+                label = state.widget(f"{prefix}.label") if _changed(f"{prefix}.label") else (
                     fresh.label if fresh and fresh.label else LABELS[0])
-                note = st.session_state[f"{prefix}.note"] if _changed(f"{prefix}.note") else (fresh.note if fresh else "")
+                note = state.widget(f"{prefix}.note") if _changed(f"{prefix}.note") else (fresh.note if fresh else "")
                 s.add_review(run_id, row_id, reviewer=reviewer, label=None if label == LABELS[0] else label, note=note)
                 _saved(f"{prefix}.label")
                 _saved(f"{prefix}.note")

@@ -35,9 +35,9 @@ def name() -> str:
 def keep_in_browser() -> None:
     """Write the name into this browser's cookie when it changed (a zero-height component runs the one line)."""
     current = name()
-    if not current or st.session_state.get("rt4.reviewer_kept") == current:
+    if not current or state.kept(state.REVIEWER_KEPT) == current:
         return
-    st.session_state["rt4.reviewer_kept"] = current
+    state.keep(state.REVIEWER_KEPT, current)
     value = json.dumps(urllib.parse.quote(current)).replace("<", "\\u003c")
     from app_pages._shared import run_in_page
 
@@ -47,7 +47,7 @@ def keep_in_browser() -> None:
 def field(key: str, label: str = "Reviewer name") -> None:
     """The text box for the name (kept across reloads in this browser); every box shows the name last given."""
     given = state.settings().get("reviewer") or ""
-    if key in st.session_state and st.session_state[key] != given:
-        st.session_state[key] = given  # given in another box (the review panel's, the sidebar's)
+    if state.has_widget(key) and state.widget(key) != given:
+        state.set_widget(key, given)  # given in another box (the review panel's, the sidebar's)
     st.text_input(label, **state.bind("reviewer", key), max_chars=MAX_CHARS,
                   help="Recorded with your reviews; kept in this browser, never taken from the server's account.")

@@ -92,9 +92,9 @@ def judge_sidebar() -> None:
                       "any OpenAI-compatible endpoint.")
         if s["judge"] in ("model", "hybrid") and checkpoints.served_to_network():
             choices = ["", *checkpoints.listed()]
-            if s.get("checkpoint") not in choices or st.session_state.get("w.checkpoint", "") not in choices:
+            if s.get("checkpoint") not in choices or state.widget("w.checkpoint", "") not in choices:
                 s["checkpoint"] = ""  # a folder typed while served on loopback is not offered here
-                st.session_state.pop("w.checkpoint", None)
+                state.forget_widget("w.checkpoint")
             st.selectbox("Checkpoint", choices, **state.bind("checkpoint"),
                          format_func=lambda c: c or "the verifier shipped with rt4chart",
                          help="Served to the network, the app opens only the shipped verifier and the folders "
@@ -207,10 +207,10 @@ def show_report(report: AuditReport, key: str) -> None:
     if flagged:
         st.pills("Flagged claims (numbers as in the answer): select one to see its evidence", flagged,
                  format_func=lambda i: _claim_label(report, i), key=f"{key}.flag",
-                 on_change=lambda: st.session_state.update({pick_key: st.session_state[f"{key}.flag"]}))
+                 on_change=lambda: state.set_widget(pick_key, state.widget(f"{key}.flag")))
     choices = [None] + [r.claim.id for r in report.claims]
-    if st.session_state.get(pick_key) not in choices:
-        st.session_state[pick_key] = None
+    if state.widget(pick_key) not in choices:
+        state.set_widget(pick_key, None)
     selected: Optional[int] = st.selectbox(
         "Inspect any claim", choices, key=pick_key,
         format_func=lambda i: "(all claims)" if i is None else _claim_label(report, i))

@@ -137,9 +137,8 @@ def keep_run_in_url() -> None:
 def reopen_last_run() -> None:
     """Once per browser session: with nothing loaded, reopen the run the address names (a reload loses
     nothing); without one, nothing is opened."""
-    if st.session_state.get("rt4.reopen_tried"):
+    if not state.first_time(state.REOPEN_TRIED):
         return
-    st.session_state["rt4.reopen_tried"] = True
     if state.dataset() is not None:
         return
     run_id = st.query_params.get("run")
@@ -148,9 +147,9 @@ def reopen_last_run() -> None:
     try:
         run = _store_for(default_url()).find_run(run_id)  # not store(): a broken store must not stop this page
         if run is None:
-            st.session_state["rt4.store_error"] = f"The run {run_id} in the address is not in the run store."
+            state.say(state.STORE_ERROR, f"The run {run_id} in the address is not in the run store.")
             return
         open_run(run.id)
-        st.session_state["rt4.reopened"] = run.name
+        state.say(state.REOPENED, run.name)
     except Exception as exc:  # noqa: BLE001 - a store that cannot be read must not stop the app
-        st.session_state["rt4.store_error"] = f"The run store could not be read ({type(exc).__name__}: {exc})."
+        state.say(state.STORE_ERROR, f"The run store could not be read ({type(exc).__name__}: {exc}).")

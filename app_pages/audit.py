@@ -28,7 +28,7 @@ def load_example() -> None:
     example = example_record()
     inputs.update(context=example.context, answer=example.answer, question=example.question or "", report=None)
     for field in ("context", "answer", "question"):
-        st.session_state[f"w.audit.{field}"] = inputs[field]
+        state.set_widget(f"w.audit.{field}", inputs[field])
 
 
 st.button("Load an example", on_click=load_example)
@@ -40,7 +40,8 @@ with st.expander("Upload .txt files instead of pasting"):
         if digest is not None and inputs.get(f"upload_{field}") != digest:  # a new file, once: typing wins after
             inputs[f"upload_{field}"] = digest
             try:
-                inputs[field] = st.session_state[f"w.audit.{field}"] = decode_bytes(upload.getvalue(), upload.name)
+                inputs[field] = decode_bytes(upload.getvalue(), upload.name)
+                state.set_widget(f"w.audit.{field}", inputs[field])
             except InputError as exc:
                 notice("error", exc)
 
@@ -84,21 +85,21 @@ if inputs.get("report") is not None:
     if inputs.pop("scroll", False):
         scroll_into_view(".rt4-banner")
     def keep() -> None:  # a callback: runs before the page is drawn, so the run list below includes it
-        target = st.session_state.get("w.audit.keep.run")
-        row = (st.session_state.get("w.audit.keep.row") or "").strip() or "audit-1"
+        target = state.widget("w.audit.keep.run")
+        row = (state.widget("w.audit.keep.row") or "").strip() or "audit-1"
         if inputs.get("kept"):  # one result is kept once: a second click must not store a second copy
-            st.session_state["rt4.audit.kept"] = ("info", f"This result is already kept as {inputs['kept']}; "
-                                                          "audit again to keep a new result.")
+            state.say(state.KEPT_AUDIT_NOTICE, ("info", f"This result is already kept as {inputs['kept']}; "
+                                                        "audit again to keep a new result."))
             return
         try:
             run = save_single_audit(inputs["report"], target,
-                                    (st.session_state.get("w.audit.keep.name") or "").strip() or "single audits", row)
+                                    (state.widget("w.audit.keep.name") or "").strip() or "single audits", row)
             inputs["kept"] = f"row {row} of run “{run.name}”"
-            st.session_state["rt4.audit.kept"] = ("success", f"Saved as row {row} of run “{run.name}” ({run.rows} rows).")
+            state.say(state.KEPT_AUDIT_NOTICE, ("success", f"Saved as row {row} of run “{run.name}” ({run.rows} rows)."))
         except InputError as exc:
-            st.session_state["rt4.audit.kept"] = ("error", str(exc))
+            state.say(state.KEPT_AUDIT_NOTICE, ("error", str(exc)))
 
-    with st.expander("Keep this audit in a run (Runs page)", expanded="rt4.audit.kept" in st.session_state):
+    with st.expander("Keep this audit in a run (Runs page)", expanded=state.has_notice(state.KEPT_AUDIT_NOTICE)):
         runs = store().list_runs()
         by_id = {r.id: r for r in runs}
         target = st.selectbox("Run", [None] + list(by_id), key="w.audit.keep.run",
@@ -108,5 +109,5 @@ if inputs.get("report") is not None:
                       disabled=target is not None)
         c2.text_input("Row id", value="audit-1", key="w.audit.keep.row")
         st.button("Save to the run", on_click=keep)
-        if "rt4.audit.kept" in st.session_state:
-            notice(*st.session_state.pop("rt4.audit.kept"))
+        if (kept := state.take_notice(state.KEPT_AUDIT_NOTICE)) is not None:
+            notice(*kept)

@@ -44,7 +44,7 @@ def load(name: str, data: bytes) -> None:
     """Read an upload (or the demo) into the session's dataset; the same bytes again change nothing."""
     delimiter = DELIMITERS[state.settings().get("delimiter") or "by extension"]
     digest = f"{state.content_hash(data)}:{delimiter or ''}"
-    seen = st.session_state.get("rt4.upload_seen", {})
+    seen = state.kept(state.UPLOAD_SEEN, {})
     if seen.get("digest") == digest:
         if seen.get("error"):
             notice("error", seen["error"])
@@ -60,16 +60,16 @@ def load(name: str, data: bytes) -> None:
         if closed is not None:
             message += (f" — {closed.name} was closed so that it is not audited by mistake"
                         + (" (its run is on the Runs page)" if stored or closed.run_id else ""))
-        st.session_state["rt4.upload_seen"] = {"digest": digest, "error": str(exc)}
+        state.keep(state.UPLOAD_SEEN, {"digest": digest, "error": str(exc)})
         notice("error", message)
         return
-    st.session_state["rt4.upload_seen"] = {"digest": digest}
+    state.keep(state.UPLOAD_SEEN, {"digest": digest})
     known = known_format(table.columns)
     if table.format:
-        st.session_state["rt4.recognised"] = (f"{name} was read as {table.format}: {table.count} traces, each one "
-                                              "record (its retrieved documents as numbered passages).")
+        state.say(state.RECOGNISED_NOTICE, f"{name} was read as {table.format}: {table.count} traces, each one "
+                                           "record (its retrieved documents as numbered passages).")
     elif known is not None:
-        st.session_state["rt4.recognised"] = f"{name} was read as {known[0]}: its columns are mapped below."
+        state.say(state.RECOGNISED_NOTICE, f"{name} was read as {known[0]}: its columns are mapped below.")
     detected = detect_columns(table.columns, rows)
     mapping = {**detected, "gold": detect_gold_column(table.columns), "gold_spans": detect_spans_column(table.columns),
                "groups": detect_group_columns(table.columns)}
@@ -90,15 +90,15 @@ if c2.button("Load the demo dataset", width="stretch"):
 elif upload is not None:
     load(upload.name, upload.getvalue())
 
-if (same_name := st.session_state.pop("rt4.same_run", None)) is not None:
+if (same_name := state.take_notice(state.SAME_RUN_NOTICE)) is not None:
     notice("info", f"This batch (the same rows, mapping, judge and settings) is already stored as run “{same_name}”: "
                    "it is open below instead of a second identical run.")
-for key, kind in (("rt4.store_error", "warning"), ("rt4.reopened", "info")):
-    if st.session_state.get(key):
-        message = st.session_state.pop(key)
+for key, kind in ((state.STORE_ERROR, "warning"), (state.REOPENED, "info")):
+    if state.has_notice(key):
+        message = state.take_notice(key)
         notice(kind, message if kind == "warning" else f"Reopened the last run: {message} (Runs page for others).")
-if st.session_state.get("rt4.recognised"):
-    notice("info", st.session_state.pop("rt4.recognised"))
+if state.has_notice(state.RECOGNISED_NOTICE):
+    notice("info", state.take_notice(state.RECOGNISED_NOTICE))
 
 
 def finish_job(job) -> None:
@@ -119,15 +119,14 @@ def finish_job(job) -> None:
         first = int(job.extra.get("first_done", 0))
         resumed = (f" It resumed the cancelled run: {first} rows were taken as they were stored, {job.total - first} "
                    "audited now." if first else "")
-        st.session_state["rt4.job_notice"] = ("success", f"Stored as run “{run.name}” (Runs page): {job.message}."
-                                                         f"{resumed}")
+        state.say(state.JOB_NOTICE, ("success", f"Stored as run “{run.name}” (Runs page): {job.message}.{resumed}"))
     elif job.status == "cancelled":
-        st.session_state["rt4.job_notice"] = (
+        state.say(state.JOB_NOTICE, (
             "warning", f"The batch of {job.total} rows was stopped before it finished (Cancel): the {job.done} rows it "
                        "audited are kept as a cancelled run on the Runs page, and running the same batch again goes "
-                       "on from there.")
+                       "on from there."))
     else:
-        st.session_state["rt4.job_notice"] = ("error", f"The batch job failed: {job.message}")
+        state.say(state.JOB_NOTICE, ("error", f"The batch job failed: {job.message}"))
 
 
 def watch_job() -> None:
@@ -155,10 +154,10 @@ def watch_job() -> None:
             return
         if now.status == "interrupted":  # its worker died (the machine or the app stopped)
             if now.launches >= jobs.MAX_AUTOMATIC_LAUNCHES:  # a worker that keeps dying is not launched forever
-                st.session_state["rt4.job_notice"] = (
+                state.say(state.JOB_NOTICE, (
                     "error", f"The batch job's worker stopped {now.launches} times (job {now.request.id}; its log is "
                              "in the job's folder on the server). The rows it audited are kept; run the batch again "
-                             "to go on.")
+                             "to go on."))
                 state.set_watched_job(None)
                 st.rerun()
                 return
@@ -174,7 +173,7 @@ def watch_job() -> None:
 
 
 watch_job()
-if (job_notice := st.session_state.pop("rt4.job_notice", None)) is not None:
+if (job_notice := state.take_notice(state.JOB_NOTICE)) is not None:
     notice(*job_notice)
 ds = state.dataset()
 if ds is None:
@@ -225,7 +224,7 @@ if st.button("Run batch audit", type="primary", disabled=state.watched_job() is 
         same = None if judge.makes_calls else store().same_run(fingerprint)  # a deterministic judge: same result
         if same is not None:
             open_run(same.id)
-            st.session_state["rt4.same_run"] = same.name
+            state.say(state.SAME_RUN_NOTICE, same.name)
             st.rerun()
         job = _jobs.start(ds, run_name=spec.run_name, judge=judge, config=config, mapping=dict(m),
                           fingerprint=fingerprint)
@@ -285,7 +284,7 @@ if picked is not None and picked.selection.rows:  # a row clicked: open it in th
     chosen_id = str(ordered.iloc[picked.selection.rows[0]]["id"])
     if chosen_id in res.reports and chosen_id != state.drill():
         state.set_drill(chosen_id)
-        st.session_state.pop("w.drill", None)
+        state.forget_widget("w.drill")
 st.caption(f"{len(view)} of {len(df)} rows shown · click a column header to sort, a row to open it below")
 
 full = st.checkbox("Include question, context and answer in full in the downloads", key="w.export.full")
@@ -309,14 +308,14 @@ ids = [str(i) for i in view["id"] if str(i) in res.reports]
 if ids:
     st.subheader("Drill down")
     named = st.query_params.get("row")
-    if named in ids and not st.session_state.get("rt4.row_adopted"):  # a shared link or a reload: its row opens
+    first_look = state.first_time(state.ROW_ADOPTED)
+    if named in ids and first_look:  # a shared link or a reload: its row opens
         state.set_drill(named)
-    st.session_state["rt4.row_adopted"] = True
     if state.drill() not in ids:  # a new filter, or a link (Insights, Metrics) to a row: show one that is listed
         state.set_drill(ids[0])
-    if st.session_state.get("w.drill") != state.drill():
-        st.session_state["w.drill"] = state.drill()
-    chosen = st.selectbox("Row", ids, key="w.drill", format_func=printable, on_change=lambda: state.set_drill(st.session_state["w.drill"]))
+    if state.widget("w.drill") != state.drill():
+        state.set_widget("w.drill", state.drill())
+    chosen = st.selectbox("Row", ids, key="w.drill", format_func=printable, on_change=lambda: state.set_drill(state.widget("w.drill")))
     if res.run_id and st.query_params.get("row") != chosen:
         st.query_params["row"] = chosen  # the open row is in the address (with its run): a link opens it
     text(chosen, "Row id:")

@@ -4,6 +4,7 @@ settings that differ."""
 import pandas as pd
 import streamlit as st
 
+from app_pages import state
 from app_pages._shared import notice, show_report, show_table, text
 from app_pages._store import store
 from rt4chart.runs import claim_flips, comparison, run_figures
@@ -32,8 +33,10 @@ def default_pair() -> tuple[str, str]:
     return ids[1], ids[0]
 
 
-if st.session_state.get("w.compare.a") not in by_id or st.session_state.get("w.compare.b") not in by_id:
-    st.session_state["w.compare.a"], st.session_state["w.compare.b"] = default_pair()
+if state.widget("w.compare.a") not in by_id or state.widget("w.compare.b") not in by_id:
+    first, second = default_pair()
+    state.set_widget("w.compare.a", first)
+    state.set_widget("w.compare.b", second)
 c1, c2 = st.columns(2)
 a_id = c1.selectbox("Run A (before)", ids, format_func=label, key="w.compare.a")
 b_id = c2.selectbox("Run B (after)", ids, format_func=label, key="w.compare.b")

@@ -34,8 +34,8 @@ st.caption("The flagged claims grouped by the kind of reason the judge gave, the
 if st.button("Find issue patterns"):
     with st.spinner("Reading the flagged rows…"):
         flagged = [str(r["id"]) for r in res.rows if r.get("hallucinated") and str(r["id"]) in res.reports]
-        st.session_state["insights.patterns"] = issue_patterns(res.reports, flagged)
-patterns = st.session_state.get("insights.patterns")
+        state.keep(state.INSIGHT_PATTERNS, issue_patterns(res.reports, flagged))
+patterns = state.kept(state.INSIGHT_PATTERNS)
 if patterns is not None:
     if not patterns:
         st.info("No flagged claims in these results.")
@@ -53,13 +53,12 @@ workers = c2.number_input("Parallel calls", 1, 32, 4, key="insights.workers")
 if st.button("Find action items", type="primary"):
     try:
         with st.spinner("Reading the audited rows…"):
-            st.session_state["insights.report"] = build_insights(rows_from_reports(res.reports),
-                                                                 client_of(current_judge()),
-                                                                 warmup=int(warmup), workers=int(workers))
+            state.keep(state.INSIGHTS_REPORT, build_insights(rows_from_reports(res.reports), client_of(current_judge()),
+                                                              warmup=int(warmup), workers=int(workers)))
     except (JudgeConfigError, ValueError) as exc:
         notice("error", exc)
 
-report = st.session_state.get("insights.report")
+report = state.kept(state.INSIGHTS_REPORT)
 if report is not None:
     for failure in report.failures:
         notice("warning", failure)

@@ -19,15 +19,15 @@ st.caption(f"Every batch audit (here or `rt4chart batch`) is kept in the run sto
 
 def _cancel_batch() -> None:
     """Runs before the page is drawn again, so the table already says "cancel requested"."""
-    key = st.session_state.get("w.runs.batch")
+    key = state.widget("w.runs.batch")
     try:
         job = JobBook(store()).request_cancel(key)
-        st.session_state["rt4.batch_notice"] = ("info", (
+        state.say(state.BATCH_NOTICE, ("info", (
             f"Cancel requested for batch {job.key[:12]}: the process waiting on the provider cancels its batches "
             f"at its next poll (if none is running, rt4chart runs resume {job.key[:12]} does it). What the "
-            "provider answered is kept; the rest ends unverified."))
+            "provider answered is kept; the rest ends unverified.")))
     except InputError as exc:
-        st.session_state["rt4.batch_notice"] = ("error", str(exc))
+        state.say(state.BATCH_NOTICE, ("error", str(exc)))
 
 
 jobs = [j for j in JobBook(s).all() if j.status == "waiting"]
@@ -45,7 +45,7 @@ if jobs:  # CLI batches going through a provider's batch interface: stored as ru
     st.selectbox("Batch", [j.key for j in jobs], format_func=lambda k: f"{k[:12]} · "
                  f"{next(j.source for j in jobs if j.key == k)}", key="w.runs.batch")
     st.button("Cancel this batch", key="w.runs.cancel_batch", on_click=_cancel_batch)
-said = st.session_state.pop("rt4.batch_notice", None)
+said = state.take_notice(state.BATCH_NOTICE)
 if said:
     notice(*said)
 runs = s.list_runs()
@@ -77,7 +77,7 @@ if c1.button("Open in the batch page", type="primary"):
     open_run(run.id)
     st.switch_page("app_pages/batch.py")
 if c2.button("Compare with another run"):
-    st.session_state["w.compare.a"] = run.id
+    state.set_widget("w.compare.a", run.id)
     st.switch_page("app_pages/compare.py")
 
 with st.expander("Rename, tag or delete"):
@@ -95,6 +95,5 @@ with st.expander("Rename, tag or delete"):
     if st.button("Delete run", disabled=not confirm):
         s.delete(run.id)
         if current is not None and current.run_id == run.id:
-            st.session_state.pop(state.RESULTS, None)
-            st.session_state.pop(state.DATASET, None)
+            state.close_dataset_and_results()
         st.rerun()

@@ -191,3 +191,80 @@ def set_watched_job(job: Optional[dict]) -> None:
         st.session_state.pop(JOB, None)
     else:
         st.session_state[JOB] = job
+
+
+# Notices that outlive one script run (a callback's outcome, shown once by the next run of the page).
+KEPT_AUDIT_NOTICE = "rt4.audit.kept"
+JOB_NOTICE = "rt4.job_notice"
+BATCH_NOTICE = "rt4.batch_notice"
+SAME_RUN_NOTICE = "rt4.same_run"
+RECOGNISED_NOTICE = "rt4.recognised"
+STORE_ERROR = "rt4.store_error"
+REOPENED = "rt4.reopened"
+
+
+def say(notice: str, value: Any) -> None:
+    """Keep `value` (a message, or (kind, message)) for the next run of the page to show once."""
+    st.session_state[notice] = value
+
+
+def has_notice(notice: str) -> bool:
+    return bool(st.session_state.get(notice))
+
+
+def take_notice(notice: str) -> Any:
+    """The kept notice, removed (None when there is none)."""
+    return st.session_state.pop(notice, None)
+
+
+# Things a session does once (read the address, reopen the run it names, adopt the row it names).
+ADDRESS_READ = "rt4.address_read"
+REOPEN_TRIED = "rt4.reopen_tried"
+ROW_ADOPTED = "rt4.row_adopted"
+
+
+def first_time(what: str) -> bool:
+    """True the first time this session asks about `what`, False afterwards."""
+    if st.session_state.get(what):
+        return False
+    st.session_state[what] = True
+    return True
+
+
+# Values a page keeps between its runs (not settings: they are not shared and not restored from a run).
+UPLOAD_SEEN = "rt4.upload_seen"
+REVIEWER_KEPT = "rt4.reviewer_kept"
+INSIGHT_PATTERNS = "insights.patterns"
+INSIGHTS_REPORT = "insights.report"
+
+
+def kept(name: str, default: Any = None) -> Any:
+    return st.session_state.get(name, default)
+
+
+def keep(name: str, value: Any) -> None:
+    st.session_state[name] = value
+
+
+# Widgets: a page draws a widget with `key=`; what it holds is read and set here.
+def has_widget(key: str) -> bool:
+    return key in st.session_state
+
+
+def widget(key: str, default: Any = None) -> Any:
+    return st.session_state.get(key, default)
+
+
+def set_widget(key: str, value: Any) -> None:
+    st.session_state[key] = value
+
+
+def forget_widget(key: str) -> None:
+    """The widget starts again from its bound value the next time it is drawn."""
+    st.session_state.pop(key, None)
+
+
+def close_dataset_and_results() -> None:
+    """The session's dataset and results go (their run was deleted)."""
+    st.session_state.pop(RESULTS, None)
+    st.session_state.pop(DATASET, None)

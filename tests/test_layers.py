@@ -120,6 +120,9 @@ def violations(root: Path) -> list[str]:
         for node in ast.walk(ast.parse(page.read_text(encoding="utf-8"))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(APP_MAY_NOT_IMPORT):
                 problems.append(f"{page.name} imports {node.module}: the app calls the library, not the CLI")
+            if isinstance(node, ast.Attribute) and node.attr == "session_state" and page.name != "state.py":
+                problems.append(f"{page.name}:{node.lineno} uses st.session_state: every session key lives in "
+                                "app_pages/state.py")
     return problems
 
 
@@ -171,3 +174,14 @@ def test_only_the_store_writes_sql():
             if any(n.split(".")[0] == "sqlalchemy" or n.startswith("rt4chart.store.schema") for n in names):
                 outside.append(str(path.relative_to(ROOT)))
     assert outside == []
+
+
+def test_a_page_that_keeps_its_own_session_key_fails_the_contract(tmp_path):
+    root = _copy(tmp_path)
+    shutil.copytree(ROOT / "app_pages", root / "app_pages", ignore=shutil.ignore_patterns("__pycache__"))
+    assert violations(root) == []
+    page = root / "app_pages" / "metrics.py"
+    lines = page.read_text().splitlines()
+    page.write_text("\n".join(lines + ["st.session_state['mine'] = 1"]) + "\n")
+    assert violations(root) == [f"metrics.py:{len(lines) + 1} uses st.session_state: every session key lives in "
+                                "app_pages/state.py"]
