@@ -12,7 +12,7 @@ from rt4chart.batch.audited import AuditedLine
 from rt4chart.batch.executors import DaskWorkers, local_executor
 from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
 from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
-from rt4chart.batch.partitions import plan_input, plannable
+from rt4chart.batch.partitions import Plan, plan_input, plannable
 from rt4chart.batch.spec import RunSpec
 from rt4chart.batch.stored import open_writer, run_manifest
 from rt4chart.core.config import AuditConfig
@@ -20,6 +20,7 @@ from rt4chart.core.errors import InputError, StoreError
 from rt4chart.core.rows import Record
 from rt4chart.data.columns import known_format
 from rt4chart.data.records import open_table, table_records
+from rt4chart.data.tables import Table
 from rt4chart.judges.base import Judge
 from rt4chart.store.writer import RunWriter
 
@@ -87,8 +88,148 @@ def run_batch(input_path: str, output_path: str, judge: Judge, config: Optional[
                     journal_path=journal_path, resume=resume, progress=progress)
 
 
-# Long on purpose: one `with` block owns the output lock, the journal, the store writer and the temporary file;
-# split up, their lifetimes and the order of commit points (store, then journal) would be scattered.
+@dataclass
+class _Input:
+    """The input as the engine reads it: partitions the Dask workers read themselves (`plan`), or a table the
+    driver reads row by row."""
+
+    plan: Optional[Plan]
+    table: Optional[Table]
+
+    @classmethod
+    def of(cls, input_path: str, spec: RunSpec) -> "_Input":
+        plan = (plan_input(input_path, spec.mapping, spec.workers, spec.partition_rows)
+                if spec.engine == "dask" and plannable(input_path) else None)
+        return cls(plan, open_table(input_path, spec.delimiter) if plan is None else None)
+
+    @property
+    def count(self) -> int:
+        return self.plan.count if self.plan is not None else self.table.count if self.table is not None else 0
+
+    def recognised(self, mapping: Optional[dict]) -> Optional[str]:
+        """The format the input was read as (a trace export, RAGAS, DeepEval), when it was recognised."""
+        if self.table is not None and self.table.format:
+            return self.table.format
+        known = known_format(self.plan.columns if self.plan is not None else
+                             self.table.columns if self.table is not None else [])
+        if known is not None and not mapping:
+            return f"{known[0]} (" + ", ".join(f"{role}: {col}" for role, col in known[1].items() if col) + ")"
+        return None
+
+
+@dataclass
+class _Sinks:
+    """Where the audited lines go, in this order of commit points: the stored run (rows added in batches), then
+    the journal (which writes the output at the end), or the output directly without a journal."""
+
+    output: PredictionsOutput
+    journal: Optional[Journal]
+    writer: Optional[RunWriter]
+    summary: BatchSummary
+    done: set[int]          # positions finished by an earlier try (journaled, and stored when there is a store)
+    total: int
+    progress: Optional[Callable[[int, int], None]]
+    finished: int = 0
+    store_fault: Optional[StoreError] = None  # the store failed during the run: auditing and output go on
+
+    def take(self, audited: AuditedLine) -> None:
+        position, line, status, stored = audited
+        self.summary.audited += 1
+        self.finished += position not in self.done
+        if self.writer is not None and stored is not None and self.store_fault is None:
+            try:
+                self.writer.add(stored)
+            except StoreError as exc:
+                self.store_fault = exc
+        if self.journal is not None:
+            self.journal.record(position, line, status)
+        else:
+            self.summary.count(status)
+            self.output.write(position, line)
+        if self.progress:
+            self.progress(self.finished, self.total)
+
+    def complete(self) -> None:
+        """Every position written, in order (from the journal when there is one), and the totals counted."""
+        if self.journal is not None:
+            for position, line in self.journal.lines():
+                self.output.write(position, line)
+            summary, journal = self.summary, self.journal
+            summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
+            summary.hallucinated = journal.count_status("hallucinated")
+        self.output.ordered.finish()
+
+    def keep_run(self, spec: RunSpec, elapsed_s: float) -> None:
+        """The stored run finished (after the output is committed: a failing store loses no prediction)."""
+        if self.writer is None:
+            return
+        try:
+            if self.store_fault is not None:
+                raise self.store_fault
+            recognised = self.summary.recognised
+            said = {"input_format": recognised} if recognised else {}  # which format was read
+            self.writer.finish(elapsed_s, manifest={**run_manifest(spec), **said})
+        except StoreError as exc:
+            raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {self.output.where}). "
+                             "Run the batch again to store it") from None
+
+
+def _open_sinks(stack: ExitStack, output: PredictionsOutput, source: str, spec: RunSpec, fingerprint: str,
+                total: int, journal_path: Optional[str], resume: bool, summary: BatchSummary,
+                progress: Optional[Callable[[int, int], None]]) -> _Sinks:
+    """The journal (resumed unless `resume` is off) and the stored run (the one the journal was writing while it is
+    unfinished); a row counts as done only once it is both journaled and stored."""
+    journal: Optional[Journal] = None
+    if journal_path:
+        journal = Journal(journal_path, fingerprint)
+        stack.callback(journal.close)
+        if not resume:
+            journal.forget()
+    done = journal.done_positions() if journal is not None else set()
+    # a file without records is no run: its (empty) output is written, nothing is stored
+    writer = open_writer(spec, source, fingerprint, resume_run=journal.stored_run() if journal else None) \
+        if total else None
+    if writer is not None:
+        stack.enter_context(_kept_on_the_way_out(writer))
+        if journal is not None:
+            journal.remember_stored_run(writer.run.id)
+        if spec.store is not None:
+            summary.run_id, summary.run_name = writer.run.id, writer.run.name
+            done &= spec.store.stored_positions(writer.run.id)
+    summary.resumed = len(done)
+    return _Sinks(output, journal, writer, summary, done, total, progress, finished=len(done))
+
+
+def _audited(spec: RunSpec, source: _Input, sinks: _Sinks) -> Iterator[AuditedLine]:
+    """The rows not done yet, audited by the executor the spec asks for, in input order."""
+    summary, done, writer = sinks.summary, sinks.done, sinks.writer
+
+    def todo() -> Iterator[tuple[int, Record]]:
+        assert source.table is not None, "only a driver-read input has rows here"
+        for position, record in enumerate(table_records(source.table, spec.mapping)):
+            summary.rows += 1
+            if record.renamed_from is not None:
+                summary.renamed_ids.append(record.renamed_from)
+            if position not in done:
+                yield position, record
+
+    if spec.engine != "dask":
+        return local_executor(spec, keep=writer is not None).lines(todo())
+    from rt4chart.judges.spec import secrets_of  # the workers audit, and write the run store themselves
+
+    secrets = secrets_of(spec.judge)
+    if writer is not None:
+        secrets["store_url"] = writer.store.url
+    plan = source.plan
+    workers = DaskWorkers(spec, secrets, writer.run.id if writer is not None else None,
+                          plan.roles if plan is not None else None)
+    if plan is None:  # CSV/TSV: the driver reads the rows and ships them
+        return workers.lines(todo())
+    summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
+    # workers read their partitions; a partition is redone unless all its rows are done
+    return workers.partitions(p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count)))
+
+
 def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Optional[str] = None,
              resume: bool = True, progress: Optional[Callable[[int, int], None]] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
@@ -100,104 +241,24 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     settings skips the rows already done. With a `store`, the run is kept there (rows written in batches);
     a resumed run continues the same stored run, and a row counts as done only once it is both journaled
     and stored, so the store never misses a row."""
-    judge, mapping, store, engine = spec.judge, spec.mapping, spec.store, spec.engine
     refuse_output_over_input(input_path, output_path)
     started = time.perf_counter()
-    plan = (plan_input(input_path, mapping, spec.workers, spec.partition_rows)
-            if engine == "dask" and plannable(input_path) else None)
-    table = open_table(input_path, spec.delimiter) if plan is None else None
-    count = plan.count if plan is not None else table.count if table is not None else 0
-    summary = BatchSummary()
-    known = known_format(plan.columns if plan is not None else table.columns if table is not None else [])
-    if table is not None and table.format:
-        summary.recognised = table.format
-    elif known is not None and not mapping:
-        summary.recognised = f"{known[0]} (" + ", ".join(f"{role}: {col}" for role, col in known[1].items() if col) + ")"
-    with ExitStack() as stack:
-        output = PredictionsOutput(input_path, output_path, count, stack)
-        journal: Optional[Journal] = None
+    source = _Input.of(input_path, spec)
+    summary = BatchSummary(recognised=source.recognised(spec.mapping))
+    with ExitStack() as stack:  # owns the output lock, the journal, the stored run and the temporary file
+        output = PredictionsOutput(input_path, output_path, source.count, stack)
         digest = file_digest(input_path)  # checked again at the end: an input edited during the run is refused
-        fingerprint = batch_fingerprint(input_path, spec, digest)
-        if journal_path:
-            journal = Journal(journal_path, fingerprint)
-            stack.callback(journal.close)
-        if journal is not None and not resume:
-            journal.forget()
-        done = journal.done_positions() if journal is not None else set()
-        # a file without records is no run: its (empty) output is written, nothing is stored
-        writer = open_writer(spec, spec.source or input_path, fingerprint, resume_run=journal.stored_run() if journal else None) \
-            if count else None
-        if writer is not None:
-            stack.enter_context(_kept_on_the_way_out(writer))
-        if journal is not None and writer is not None:
-            journal.remember_stored_run(writer.run.id)
-        if store is not None and writer is not None:
-            summary.run_id, summary.run_name = writer.run.id, writer.run.name
-            done &= store.stored_positions(writer.run.id)
-        summary.resumed = len(done)
-        finished = len(done)
-
-        def todo() -> Iterator[tuple[int, Record]]:
-            assert table is not None, "only a driver-read input has rows here"
-            for position, record in enumerate(table_records(table, mapping)):
-                summary.rows += 1
-                if record.renamed_from is not None:
-                    summary.renamed_ids.append(record.renamed_from)
-                if position not in done:
-                    yield position, record
-
-        results: Iterator[AuditedLine]
-        if engine == "dask":  # the workers audit, and write the run store themselves
-            from rt4chart.judges.spec import secrets_of
-
-            secrets = secrets_of(judge)
-            if writer is not None:
-                secrets["store_url"] = writer.store.url
-            workers = DaskWorkers(spec, secrets, writer.run.id if writer is not None else None,
-                                  plan.roles if plan is not None else None)
-            if plan is not None:  # workers read their partitions; a partition is redone unless all its rows are done
-                summary.rows, summary.renamed_ids = plan.count, list(plan.renamed)
-                results = workers.partitions(p for p in plan.partitions
-                                             if not all(q in done for q in range(p.first, p.first + p.count)))
-            else:  # CSV/TSV: the driver reads the rows and ships them
-                results = workers.lines(todo())
-        else:
-            results = local_executor(spec, keep=writer is not None).lines(todo())
+        sinks = _open_sinks(stack, output, spec.source or input_path, spec, batch_fingerprint(input_path, spec, digest),
+                            source.count, journal_path, resume, summary, progress)
+        lines = _audited(spec, source, sinks)
         output.open()
-        store_fault: Optional[StoreError] = None  # the store failed during the run: auditing and output go on
-        for position, line, status, stored in results:
-            summary.audited += 1
-            finished += position not in done
-            if writer is not None and stored is not None and store_fault is None:
-                try:
-                    writer.add(stored)
-                except StoreError as exc:
-                    store_fault = exc
-            if journal is not None:
-                journal.record(position, line, status)
-            else:
-                summary.count(status)
-                output.write(position, line)
-            if progress:
-                progress(finished, count)
-        if journal is not None:
-            for position, line in journal.lines():
-                output.write(position, line)
-            summary.failed, summary.unverified = journal.count_status("error"), journal.count_status("unverified")
-            summary.hallucinated = journal.count_status("hallucinated")
-        output.ordered.finish()
+        for audited in lines:
+            sinks.take(audited)
+        sinks.complete()
         if file_digest(input_path) != digest:
             raise InputError(f"{input_path} changed while it was audited, so the rows would mix two versions of it; "
                              "nothing was written. Run again on a file that stays as it is during the run")
         output.commit()  # the predictions are complete, whatever happens to the store
-        if writer is not None:
-            try:
-                if store_fault is not None:
-                    raise store_fault
-                said = {"input_format": summary.recognised} if summary.recognised else {}  # which format was read
-                writer.finish(time.perf_counter() - started, manifest={**run_manifest(spec), **said})
-            except StoreError as exc:
-                raise StoreError(f"{exc}; the run is not stored (the predictions are complete in {output.where}). "
-                                 "Run the batch again to store it") from None
+        sinks.keep_run(spec, time.perf_counter() - started)
     summary.elapsed_s = time.perf_counter() - started
     return summary
