@@ -72,6 +72,57 @@ def _saved(key: str) -> None:
     state.set_widget(f"{key}.base", state.widget(key))
 
 
+def _claim_controls(prefix: str, index: int, result, report: AuditReport, old) -> None:
+    """One claim with the proof the judge used, and the analyst's choice (the right verdict when it is wrong)."""
+    _synced(f"{prefix}.{index}", CLAIM_CHOICES[0] if old is None or old.judge_right is None else (
+        CLAIM_CHOICES[1] if old.judge_right else CLAIM_CHOICES[2]))
+    likely = "entailed" if result.verdict.is_hallucination else "baseless"  # the usual correction
+    _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS[1:] else likely)
+    text(result.claim.text, f"Claim {index + 1}")  # the claim itself, beside its review (escaped)
+    flagged = " … ".join(report.answer[sp.start:sp.end] for sp in result.hallucinated_spans)
+    if flagged and flagged != result.claim.text:
+        text(flagged, "Flagged:")
+    for ev in result.evidence[:2]:  # the proof the judge used, so the choice needs no scrolling
+        text(ev.text, {"supports": "Evidence (supports):", "contradicts": "Evidence (contradicts):",
+                       "nearest": "Nearest sentence (does not support):"}.get(ev.relation, "Evidence:"))
+    if result.rationale:
+        text(result.rationale, "Why:")  # escaped: a rationale quotes the answer
+    c1, c2 = st.columns([3, 2])
+    picked = c1.radio(f"Claim {index + 1} — judge: {result.verdict.value}", CLAIM_CHOICES, horizontal=True,
+                      key=f"{prefix}.{index}")
+    if picked == CLAIM_CHOICES[2]:
+        c2.selectbox(f"Right verdict of claim {index + 1}", VERDICTS, key=f"{prefix}.{index}.verdict",
+                     format_func=lambda v: "(say which)" if v is None else v)
+
+
+def _save_changes(s, run_id: str, row_id: str, prefix: str, claims: int, reviewer: str) -> int:
+    """One review per box this session changed (claims, then the answer's label and note); how many were saved."""
+    saved = 0
+    for index in range(claims):
+        key, verdict_key = f"{prefix}.{index}", f"{prefix}.{index}.verdict"
+        if not (_changed(key) or _changed(verdict_key)):
+            continue
+        picked = state.widget(key)
+        right = None if picked == CLAIM_CHOICES[0] else picked == CLAIM_CHOICES[1]
+        verdict = state.widget(verdict_key) if picked == CLAIM_CHOICES[2] else None
+        s.add_review(run_id, row_id, reviewer=reviewer, claim=index, judge_right=right, verdict=verdict)
+        _saved(key)
+        if state.has_widget(verdict_key):
+            _saved(verdict_key)
+        saved += 1
+    if _changed(f"{prefix}.label") or _changed(f"{prefix}.note"):
+        # what this session did not change is taken from the store as it is now, not from a stale box
+        fresh = s.reviews(run_id).get((row_id, None))
+        label = state.widget(f"{prefix}.label") if _changed(f"{prefix}.label") else (
+            fresh.label if fresh and fresh.label else LABELS[0])
+        note = state.widget(f"{prefix}.note") if _changed(f"{prefix}.note") else (fresh.note if fresh else "")
+        s.add_review(run_id, row_id, reviewer=reviewer, label=None if label == LABELS[0] else label, note=note)
+        _saved(f"{prefix}.label")
+        _saved(f"{prefix}.note")
+        saved += 1
+    return saved
+
+
 def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]) -> None:
     """Only what this session changed is written, one review per change; nothing another analyst saved
     is overwritten by an untouched box."""
@@ -87,26 +138,7 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
         st.caption(KEYS_HELP)
         run_in_page(HOTKEYS)
         for index, result in enumerate(report.claims):
-            old = latest.get((row_id, index))
-            _synced(f"{prefix}.{index}", CLAIM_CHOICES[0] if old is None or old.judge_right is None else (
-                CLAIM_CHOICES[1] if old.judge_right else CLAIM_CHOICES[2]))
-            likely = "entailed" if result.verdict.is_hallucination else "baseless"  # the usual correction
-            _synced(f"{prefix}.{index}.verdict", old.verdict if old and old.verdict in VERDICTS[1:] else likely)
-            text(result.claim.text, f"Claim {index + 1}")  # the claim itself, beside its review (escaped)
-            flagged = " … ".join(report.answer[sp.start:sp.end] for sp in result.hallucinated_spans)
-            if flagged and flagged != result.claim.text:
-                text(flagged, "Flagged:")
-            for ev in result.evidence[:2]:  # the proof the judge used, so the choice needs no scrolling
-                text(ev.text, {"supports": "Evidence (supports):", "contradicts": "Evidence (contradicts):",
-                               "nearest": "Nearest sentence (does not support):"}.get(ev.relation, "Evidence:"))
-            if result.rationale:
-                text(result.rationale, "Why:")  # escaped: a rationale quotes the answer
-            c1, c2 = st.columns([3, 2])
-            picked = c1.radio(f"Claim {index + 1} — judge: {result.verdict.value}", CLAIM_CHOICES, horizontal=True,
-                              key=f"{prefix}.{index}")
-            if picked == CLAIM_CHOICES[2]:
-                c2.selectbox(f"Right verdict of claim {index + 1}", VERDICTS, key=f"{prefix}.{index}.verdict",
-                             format_func=lambda v: "(say which)" if v is None else v)
+            _claim_controls(prefix, index, result, report, latest.get((row_id, index)))
         answer = latest.get((row_id, None))
         _synced(f"{prefix}.label", answer.label if answer and answer.label in LABELS else LABELS[0])
         _synced(f"{prefix}.note", answer.note if answer else "")
@@ -117,29 +149,7 @@ def review_panel(run_id: str, row_id: str, report: AuditReport, rows: list[dict]
             st.caption(f"Last answer review by {answer.reviewer} at {answer.created}")
         save, next_ = st.columns(2)
         if save.button("Save review", type="primary", key=f"{prefix}.save"):
-            saved = 0
-            for index in range(len(report.claims)):
-                key, verdict_key = f"{prefix}.{index}", f"{prefix}.{index}.verdict"
-                if not (_changed(key) or _changed(verdict_key)):
-                    continue
-                picked = state.widget(key)
-                right = None if picked == CLAIM_CHOICES[0] else picked == CLAIM_CHOICES[1]
-                verdict = state.widget(verdict_key) if picked == CLAIM_CHOICES[2] else None
-                s.add_review(run_id, row_id, reviewer=reviewer, claim=index, judge_right=right, verdict=verdict)
-                _saved(key)
-                if state.has_widget(verdict_key):
-                    _saved(verdict_key)
-                saved += 1
-            if _changed(f"{prefix}.label") or _changed(f"{prefix}.note"):
-                # what this session did not change is taken from the store as it is now, not from a stale box
-                fresh = s.reviews(run_id).get((row_id, None))
-                label = state.widget(f"{prefix}.label") if _changed(f"{prefix}.label") else (
-                    fresh.label if fresh and fresh.label else LABELS[0])
-                note = state.widget(f"{prefix}.note") if _changed(f"{prefix}.note") else (fresh.note if fresh else "")
-                s.add_review(run_id, row_id, reviewer=reviewer, label=None if label == LABELS[0] else label, note=note)
-                _saved(f"{prefix}.label")
-                _saved(f"{prefix}.note")
-                saved += 1
+            saved = _save_changes(s, run_id, row_id, prefix, len(report.claims), reviewer)
             notice("success", f"Saved {saved} change{'s' if saved != 1 else ''} as {reviewer}.")
             latest = s.reviews(run_id)  # what the queue below must count now
         reviewed = {row for (row, claim), r in latest.items() if claim is None and r.label}

@@ -37,6 +37,22 @@ def claim_flips(store, a, b, pairs: list[tuple[str, str]]) -> ClaimChanges:
     return claim_changes((y, a_reports[x], b_reports[y]) for x, y in pairs if x in a_reports and y in b_reports)
 
 
+def _against_gold(rows: list[dict], flat: list[dict], gold: str) -> Scores:
+    """The verified rows with a gold label, counted against it (and their scores, for AUROC)."""
+    s = Scores()
+    for r, f in zip(rows, flat):
+        if r["hallucinated"] is None or f.get(gold) in (None, ""):
+            continue
+        y, yhat = as_bool(f[gold]), bool(r["hallucinated"])
+        if isinstance(f.get("score"), (int, float)):
+            s.scored.append((float(f["score"]), y))
+        s.tp += y and yhat
+        s.fp += (not y) and yhat
+        s.fn += y and not yhat
+        s.tn += (not y) and not yhat
+    return s
+
+
 def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
     """What one run did on the rows `row_ids` (default: all): rows, hallucination rate, judge calls, tokens and
     time per row, and — when the run has a gold column — precision, recall, F1 and balanced accuracy
@@ -51,17 +67,7 @@ def run_figures(store, run, row_ids: Optional[Iterable[str]] = None) -> dict:
            "elapsed_s": round(sum(float(f.get("elapsed_s") or 0.0) for f in flat), 2)}
     gold = (run.mapping or {}).get("gold") or (detect_gold_column(list(flat[0])) if flat else None)  # CLI runs
     if gold:
-        s = Scores()
-        for r, f in zip(rows, flat):
-            if r["hallucinated"] is None or f.get(gold) in (None, ""):
-                continue
-            y, yhat = as_bool(f[gold]), bool(r["hallucinated"])
-            if isinstance(f.get("score"), (int, float)):
-                s.scored.append((float(f["score"]), y))
-            s.tp += y and yhat
-            s.fp += (not y) and yhat
-            s.fn += y and not yhat
-            s.tn += (not y) and not yhat
+        s = _against_gold(rows, flat, gold)
         out.update(gold=gold, gold_rows=s.tp + s.fp + s.fn + s.tn, precision=s.precision, recall=s.recall, f1=s.f1,
                    balanced_accuracy=s.balanced_accuracy, auroc=s.auroc,
                    intervals=bootstrap_intervals([(True, True)] * s.tp + [(False, True)] * s.fp

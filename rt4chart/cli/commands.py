@@ -168,6 +168,40 @@ def _priced(args, model, cost: Cost) -> str:
     return f", about {rate.price(cost):,.2f} at the batch rate of {rate.source}"
 
 
+def _tell_what_happened(args, summary, cache) -> None:
+    """What a predict or batch run did, on standard error: the format read, renamed ids, a resume, unverified and
+    failed rows, a cache that could not be used, an empty input, the stored run and the summary line."""
+    from rt4chart.batch.output import is_stream
+
+    where = "standard output" if is_stream(args.output) else args.output
+    if summary.recognised:
+        print(f"rt4chart: read as {summary.recognised}", file=sys.stderr)
+    if summary.renamed_ids:
+        print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
+              f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
+    if summary.resumed:
+        print(f"rt4chart: resumed: {summary.resumed} rows were already done, {summary.audited} audited now",
+              file=sys.stderr)
+    if summary.unverified:
+        print(f"rt4chart: {summary.unverified} of {summary.rows} answers are unverified (the judge failed on "
+              f"them; see each claim's reason in {where}); they are neither faithful nor hallucinated",
+              file=sys.stderr)
+    if summary.failed:
+        print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
+              f"{where}", file=sys.stderr)
+    if cache is not None and cache.problem:
+        print(f"rt4chart: the cache {cache.path} could not be used ({cache.problem}); the run went on without it",
+              file=sys.stderr)
+    if not summary.rows:
+        print(f"rt4chart: {args.input} has no records (a header only, or blank lines): nothing was audited, "
+              f"{where} is empty, no run was stored", file=sys.stderr)
+    if summary.run_id:
+        print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
+              f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)
+    if summary.rows:
+        print(f"rt4chart: {summary_line(summary)} -> {where}", file=sys.stderr)
+
+
 def cmd_predict(args) -> int:
     """`predict` and `batch`: a file in, one JSON line per input record out, in input order."""
     from rt4chart.batch.output import is_stream
@@ -212,33 +246,7 @@ def cmd_predict(args) -> int:
                                resume=not getattr(args, "restart", False), progress=bar)
     finally:
         bar.close()
-    where = "standard output" if is_stream(args.output) else args.output
-    if summary.recognised:
-        print(f"rt4chart: read as {summary.recognised}", file=sys.stderr)
-    if summary.renamed_ids:
-        print(f"rt4chart: {len(summary.renamed_ids)} repeated ids were made unique with a '#n' suffix "
-              f"(first: {summary.renamed_ids[0]!r})", file=sys.stderr)
-    if summary.resumed:
-        print(f"rt4chart: resumed: {summary.resumed} rows were already done, {summary.audited} audited now",
-              file=sys.stderr)
-    if summary.unverified:
-        print(f"rt4chart: {summary.unverified} of {summary.rows} answers are unverified (the judge failed on "
-              f"them; see each claim's reason in {where}); they are neither faithful nor hallucinated",
-              file=sys.stderr)
-    if summary.failed:
-        print(f"rt4chart: {summary.failed} of {summary.rows} records failed; see their \"error\" field in "
-              f"{where}", file=sys.stderr)
-    if cache is not None and cache.problem:
-        print(f"rt4chart: the cache {cache.path} could not be used ({cache.problem}); the run went on without it",
-              file=sys.stderr)
-    if not summary.rows:
-        print(f"rt4chart: {args.input} has no records (a header only, or blank lines): nothing was audited, "
-              f"{where} is empty, no run was stored", file=sys.stderr)
-    if summary.run_id:
-        print(f"rt4chart: stored as run {summary.run_name!r} (id {summary.run_id[:8]}): `rt4chart runs show "
-              f"{summary.run_id[:8]}`, or the app's Runs page", file=sys.stderr)
-    if summary.rows:
-        print(f"rt4chart: {summary_line(summary)} -> {where}", file=sys.stderr)
+    _tell_what_happened(args, summary, cache)
     fail_on = _fail_on(args)
     flagged = ("hallucinated" in fail_on and summary.hallucinated) or ("unverified" in fail_on and summary.unverified)
     return 1 if summary.failed or flagged else 0

@@ -80,7 +80,8 @@ def _table_args(p: argparse.ArgumentParser) -> None:
         p.add_argument(f"--{role}-col", metavar="COLUMN", help=f"column with {what} (default: detected by name)")
 
 
-def build_parser() -> argparse.ArgumentParser:  # long: one flat list of commands and options, read top to bottom
+# Long on purpose: one flat list of commands and options, read top to bottom (docs/cli.md is made from it).
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="rt4chart", description="Audit RAG answers for hallucinations.", epilog=EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter)

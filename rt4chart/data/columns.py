@@ -106,6 +106,8 @@ def list_cells(columns: Iterable[str], context_column: Optional[str]) -> Optiona
     return LIST_CELLS.get(known[0])
 
 
+# Complex on purpose: the order of evidence for a column's role (a known format, an exact name, a name's
+# words, the content) is the point; each step only fills the roles the earlier ones left.
 def detect_columns(columns: Sequence[str], rows: Sequence[dict] = ()) -> dict[str, Optional[str]]:
     """Role -> column (or None): a known evaluation format's columns, else names first (exact, then their
     words), then content for what is left."""

@@ -208,6 +208,8 @@ def langsmith_runs(run: dict) -> Iterator[dict]:
                                        "parent_run_id": child.get("parent_run_id") or run.get("id")})
 
 
+# Complex on purpose: LangSmith runs are untrusted input in several shapes (documents as objects or
+# strings, generations nested two ways); every field is checked where it is read.
 def langsmith_span(run: dict) -> Span:
     """A LangSmith run (`Client.list_runs()`, LangChain's tracers) as an OpenInference span: a `retriever` run's
     `outputs.documents` (LangChain Documents: page_content, metadata) are its documents; an `llm` run's
@@ -259,6 +261,8 @@ def _json_field(value: Any, where: str = "a TruLens event") -> Any:
     return value if value is not None else {}
 
 
+# Complex on purpose: a TruLens event is untrusted input in several shapes (JSON text or objects, three span
+# types, documents under two names); every field is checked where it is read, and what is not a span is None.
 def trulens_span(event: dict) -> Optional[Span]:
     """A TruLens event (its `trulens_events` table, or `get_events()` saved): a span of one record; the record id
     groups a record's spans (`ai.observability.record_id`). None for an event that is not a span."""
@@ -308,6 +312,8 @@ def is_phoenix_table(columns: Iterable[str]) -> bool:
     return {"context.trace_id", "context.span_id"} <= names and ("span_kind" in names or f"attributes.{KIND}" in names)
 
 
+# Complex on purpose: the two ways a span carries its documents (a list, flattened numbered attributes),
+# each checked as untrusted input.
 def documents(span: Span) -> list[dict]:
     """The span's retrieved documents: a list under `retrieval.documents` (Phoenix tables) or flattened
     `retrieval.documents.N.document.*` attributes (OTLP)."""
@@ -358,32 +364,44 @@ def records_of(spans: Iterable[Span], where: str) -> list[dict]:
     by_trace: dict[str, list[Span]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, []).append(span)
-    records = []
-    for trace_id, members in by_trace.items():
-        ids = {s.span_id for s in members}
-        roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
-        root = min(roots, key=lambda s: s.start) if roots else members[0]
-        ordered = sorted(members, key=lambda s: s.start)
-        retrievers = [s for s in ordered if s.kind == "RETRIEVER"]
-        if not retrievers:
-            raise InputError(f"{where}: trace {trace_id} has no RETRIEVER span (openinference.span.kind): no "
-                             "context to audit its answer against")
-        llms = [s for s in ordered if s.kind == "LLM" and _output_of(s)]
-        answer = _output_of(root) if root.kind != "RETRIEVER" else None
-        answer = answer or (_output_of(llms[-1]) if llms else None)
-        if answer is None:
-            raise InputError(f"{where}: trace {trace_id} has no answer (no output.value on its root span or an "
-                             "LLM span)")
-        question = root.attributes.get("input.value")
-        if not isinstance(question, str) or not question.strip():
-            question = retrievers[0].attributes.get("input.value")
-        model = next((s.attributes.get("llm.model_name") for s in reversed(llms) if s.attributes.get("llm.model_name")),
-                     None)
-        records.append({"id": trace_id, "context": [d for s in retrievers for d in documents(s)], "answer": answer,
-                        "question": question if isinstance(question, str) else None, "model": model,
-                        "timestamp": root.start, "trace_id": trace_id, "span_id": root.span_id,
-                        "retriever_span_ids": [s.span_id for s in retrievers]})
-    return records
+    return [_record_of_trace(trace_id, members, where) for trace_id, members in by_trace.items()]
+
+
+def _root_of(members: list[Span]) -> Span:
+    """The earliest span of a trace whose parent is not in it (the first span when every one has a parent)."""
+    ids = {s.span_id for s in members}
+    roots = [s for s in members if not s.parent_id or s.parent_id not in ids]
+    return min(roots, key=lambda s: s.start) if roots else members[0]
+
+
+def _question_of(root: Span, retriever: Span) -> Optional[str]:
+    """The question of a trace: its root's input, else its first retriever's."""
+    question = root.attributes.get("input.value")
+    if not isinstance(question, str) or not question.strip():
+        question = retriever.attributes.get("input.value")
+    return question if isinstance(question, str) else None
+
+
+def _record_of_trace(trace_id: str, members: list[Span], where: str) -> dict:
+    """A trace's record: the retrieved documents as its context, the root's (or the last LLM span's) output as its
+    answer, the root's (or the first retriever's) input as its question."""
+    root = _root_of(members)
+    ordered = sorted(members, key=lambda s: s.start)
+    retrievers = [s for s in ordered if s.kind == "RETRIEVER"]
+    if not retrievers:
+        raise InputError(f"{where}: trace {trace_id} has no RETRIEVER span (openinference.span.kind): no "
+                         "context to audit its answer against")
+    llms = [s for s in ordered if s.kind == "LLM" and _output_of(s)]
+    answer = (_output_of(root) if root.kind != "RETRIEVER" else None) or (_output_of(llms[-1]) if llms else None)
+    if answer is None:
+        raise InputError(f"{where}: trace {trace_id} has no answer (no output.value on its root span or an "
+                         "LLM span)")
+    model = next((s.attributes.get("llm.model_name") for s in reversed(llms) if s.attributes.get("llm.model_name")),
+                 None)
+    return {"id": trace_id, "context": [d for s in retrievers for d in documents(s)], "answer": answer,
+            "question": _question_of(root, retrievers[0]), "model": model,
+            "timestamp": root.start, "trace_id": trace_id, "span_id": root.span_id,
+            "retriever_span_ids": [s.span_id for s in retrievers]}
 
 
 def _sniff_json(head: bytes) -> Optional[str]:

@@ -146,18 +146,23 @@ def score(gold: Iterable[Mapping], preds: Mapping[str, Mapping], strict: bool = 
         else:
             s.tn += 1
         if g.get("span_annotated", bool(g.get("spans"))):
-            n = len(g["answer"])
-            gchars = char_set([sp for sp in g.get("spans") or [] if gold_span_counts(sp, setting)], n)
-            pchars = char_set(pspans, n)
-            s.span_records += 1
-            s.gold_chars += len(gchars)
-            s.pred_chars += len(pchars)
-            s.overlap_chars += len(gchars & pchars)
-            for claim in (p or {}).get("claims") or []:
-                if isinstance(claim, Mapping) and claim.get("verdict") in ("contradicted", "baseless"):
-                    s.claims_flagged += 1
-                    s.claims_flagged_in_gold += bool(char_set(claim.get("spans") or [], n) & gchars)
+            _count_spans(s, g, p or {}, pspans, setting)
     return s
+
+
+def _count_spans(s: Scores, g: Mapping, p: Mapping, pspans: list, setting: str) -> None:
+    """A span-annotated record's characters (gold, predicted, both) and its flagged claims touching a gold span."""
+    n = len(g["answer"])
+    gchars = char_set([sp for sp in g.get("spans") or [] if gold_span_counts(sp, setting)], n)
+    pchars = char_set(pspans, n)
+    s.span_records += 1
+    s.gold_chars += len(gchars)
+    s.pred_chars += len(pchars)
+    s.overlap_chars += len(gchars & pchars)
+    for claim in p.get("claims") or []:
+        if isinstance(claim, Mapping) and claim.get("verdict") in ("contradicted", "baseless"):
+            s.claims_flagged += 1
+            s.claims_flagged_in_gold += bool(char_set(claim.get("spans") or [], n) & gchars)
 
 
 def auroc(pairs: list[tuple[float, bool]]) -> Optional[float]:

@@ -150,30 +150,20 @@ def _absorb(items: dict[str, ActionItem], new: list, extra_rows: Optional[dict[s
 REPLY_TOKENS = 2_048  # a list of action items, each a title and a few sentences
 
 
-# Long on purpose: the three phases (sequential warm-up, parallel phase, consolidation) share one report
-# and one usage counter, and read in the order the method describes them.
 Check = Callable[[AuditedRow, ChatClient], tuple]
 # The parallel phase's runner: every row checked, results in input order (threads by default; provider
 # rounds with `rt4chart insights --via batch-api`, rt4chart.insights.in_rounds).
 ParallelPhase = Callable[[list[AuditedRow], Check], list[tuple]]
 
 
-def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10, patience: int = 3,
-                   workers: int = 4, parallel: Optional[ParallelPhase] = None) -> InsightsReport:
-    """Run warm-up, parallel phase and consolidation over audited rows."""
-    started = time.perf_counter()
-    usage = Cost()
-    system = prompts.load("insights_system")
-    report = InsightsReport()
-    with_issues = [r for r in rows if r.issues]
-    report.unverified_rows = sum(1 for r in rows if r.unverified)
-    report.skipped_rows = len(rows) - len(with_issues) - report.unverified_rows
-    ranked = sorted(with_issues, key=lambda r: -r.issues)  # stable: ties keep input order
-    warm, rest = ranked[:warmup], ranked[warmup:]
+def _warm_up(ranked: list[AuditedRow], warmup: int, patience: int, client: ChatClient, system: str, usage: Cost,
+             report: InsightsReport) -> tuple[dict[str, ActionItem], list[AuditedRow]]:
+    """The sequential warm-up: the rows with the most issues one by one, the action items growing, until the judge
+    says `patience` times in a row that nothing changed; the items and the rows left for the parallel phase."""
     items: dict[str, ActionItem] = {}
-
+    rest = ranked[warmup:]
     stable = 0
-    for row in warm:
+    for row in ranked[:warmup]:
         prompt = prompts.render("insights_warmup", items=_items_json(items), row=row_digest(row))
         reply, failure = ask(client, prompt, _schema(_Warmup), "insights_warmup", _Warmup, usage, system=system,
                              max_tokens=REPLY_TOKENS)
@@ -190,6 +180,62 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
         if stable >= patience:
             rest = ranked[report.warmup_steps:]
             break
+    return items, rest
+
+
+def _take_checks(outcomes: list[tuple], items: dict[str, ActionItem], usage: Cost,
+                 report: InsightsReport) -> tuple[list[_Item], dict[str, list[str]]]:
+    """The parallel phase's replies, in input order (deterministic): rows added to the items they support, and
+    the new items they propose as candidates (with the row that proposed each)."""
+    candidates: list[_Item] = []
+    candidate_rows: dict[str, list[str]] = {}
+    for row, reply, failure, own, seconds in outcomes:
+        usage += own
+        report.sequential_estimate_s += seconds
+        if reply is None:
+            report.failures.append(f"row {row.id}: {failure}")
+            continue
+        for item_id in reply.supports:
+            if item_id in items and row.id not in items[item_id].rows:
+                items[item_id].rows.append(row.id)
+        if reply.adds_new and reply.new_items:
+            report.interesting_rows.append(row.id)
+            for item in reply.new_items:
+                key = f"candidate-{len(candidates) + 1}"
+                candidates.append(_Item(id=key, title=item.title, description=item.description))
+                candidate_rows[key] = [row.id]
+    return candidates, candidate_rows
+
+
+def _consolidated(items: dict[str, ActionItem], candidates: list[_Item], candidate_rows: dict[str, list[str]],
+                  client: ChatClient, system: str, usage: Cost, report: InsightsReport) -> dict[str, ActionItem]:
+    """The candidates merged into the items by one call; when it fails, kept as separate items."""
+    if not candidates:
+        return items
+    prompt = prompts.render("insights_consolidate", items=_items_json(items),
+                            candidates=json.dumps([c.model_dump() for c in candidates], ensure_ascii=False))
+    merged, failure = ask(client, prompt, _schema(_Consolidated), "insights_consolidate", _Consolidated, usage,
+                          system=system, max_tokens=2 * REPLY_TOKENS)
+    if merged is None:
+        report.failures.append(f"consolidation: {failure}; candidates kept as separate items")
+        items.update({c.id: ActionItem(id=c.id, title=c.title, description=c.description,
+                                       rows=candidate_rows[c.id]) for c in candidates})
+        return items
+    return _absorb(items, merged.items, candidate_rows)
+
+
+def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10, patience: int = 3,
+                   workers: int = 4, parallel: Optional[ParallelPhase] = None) -> InsightsReport:
+    """Run warm-up, parallel phase and consolidation over audited rows."""
+    started = time.perf_counter()
+    usage = Cost()
+    system = prompts.load("insights_system")
+    report = InsightsReport()
+    with_issues = [r for r in rows if r.issues]
+    report.unverified_rows = sum(1 for r in rows if r.unverified)
+    report.skipped_rows = len(rows) - len(with_issues) - report.unverified_rows
+    ranked = sorted(with_issues, key=lambda r: -r.issues)  # stable: ties keep input order
+    items, rest = _warm_up(ranked, warmup, patience, client, system, usage, report)
 
     frozen = _items_json(items)
     phase_started = time.perf_counter()
@@ -209,35 +255,8 @@ def build_insights(rows: list[AuditedRow], client: ChatClient, warmup: int = 10,
         outcomes = parallel(rest, check)
     report.parallel_wall_s = time.perf_counter() - phase_started
     report.parallel_rows = len(rest)
-    candidates: list[_Item] = []
-    candidate_rows: dict[str, list[str]] = {}
-    for row, reply, failure, own, seconds in outcomes:  # input order: deterministic
-        usage += own
-        report.sequential_estimate_s += seconds
-        if reply is None:
-            report.failures.append(f"row {row.id}: {failure}")
-            continue
-        for item_id in reply.supports:
-            if item_id in items and row.id not in items[item_id].rows:
-                items[item_id].rows.append(row.id)
-        if reply.adds_new and reply.new_items:
-            report.interesting_rows.append(row.id)
-            for item in reply.new_items:
-                key = f"candidate-{len(candidates) + 1}"
-                candidates.append(_Item(id=key, title=item.title, description=item.description))
-                candidate_rows[key] = [row.id]
-
-    if candidates:
-        prompt = prompts.render("insights_consolidate", items=_items_json(items),
-                                candidates=json.dumps([c.model_dump() for c in candidates], ensure_ascii=False))
-        merged, failure = ask(client, prompt, _schema(_Consolidated), "insights_consolidate", _Consolidated, usage,
-                              system=system, max_tokens=2 * REPLY_TOKENS)
-        if merged is None:
-            report.failures.append(f"consolidation: {failure}; candidates kept as separate items")
-            items.update({c.id: ActionItem(id=c.id, title=c.title, description=c.description,
-                                           rows=candidate_rows[c.id]) for c in candidates})
-        else:
-            items = _absorb(items, merged.items, candidate_rows)
+    candidates, candidate_rows = _take_checks(outcomes, items, usage, report)
+    items = _consolidated(items, candidates, candidate_rows, client, system, usage, report)
 
     report.items = sorted(items.values(), key=lambda i: (-i.count, i.id))
     report.cost = Cost(calls=usage.calls, cached_calls=usage.cached_calls, prompt_tokens=usage.prompt_tokens,

@@ -77,15 +77,7 @@ class Comparison:
 def compare(a_rows: list[dict], b_rows: list[dict], a_manifest: dict, b_manifest: dict,
             groups: Iterable[str] = ()) -> Comparison:
     """Pair two runs' rows by id (or by context+answer when fewer than half the ids match) and compare."""
-    a_ids, b_ids = {r["row_id"]: r for r in a_rows}, {r["row_id"]: r for r in b_rows}
-    by_id = len(set(a_ids) & set(b_ids)) * 2 >= min(len(a_ids), len(b_ids)) and a_ids
-    if by_id:
-        pairs = [(a_ids[k], b_ids[k]) for k in a_ids if k in b_ids]
-    else:
-        b_keys: dict[str, dict] = {}
-        for r in b_rows:
-            b_keys.setdefault(r["match_key"], r)
-        pairs = [(r, b_keys[r["match_key"]]) for r in a_rows if r["match_key"] in b_keys]
+    pairs, by_id = _paired(a_rows, b_rows)
     decided = [(x, y) for x, y in pairs if x["hallucinated"] is not None and y["hallucinated"] is not None]
     to_h = [y["row_id"] for x, y in decided if not x["hallucinated"] and y["hallucinated"]]
     to_f = [y["row_id"] for x, y in decided if x["hallucinated"] and not y["hallucinated"]]
@@ -98,17 +90,36 @@ def compare(a_rows: list[dict], b_rows: list[dict], a_manifest: dict, b_manifest
         mcnemar_p=mcnemar_p(len(to_f), len(to_h)), settings=settings_diff(a_manifest, b_manifest),
         unmatched_a=len(a_rows) - len(pairs), unmatched_b=len(b_rows) - len(pairs))
     for group in groups:
-        values: dict[str, list[tuple[dict, dict]]] = {}
-        for x, y in decided:
-            value = json.loads(x["result"]).get(group) if isinstance(x.get("result"), str) else None
-            if value is not None:
-                values.setdefault(str(value), []).append((x, y))
-        for value, part in sorted(values.items()):
-            ra = _rate(sum(bool(x["hallucinated"]) for x, _ in part), len(part))
-            rb = _rate(sum(bool(y["hallucinated"]) for _, y in part), len(part))
-            comparison.groups.append({"group": group, "value": value, "n": len(part), "a_rate": ra["rate"],
-                                      "b_rate": rb["rate"], "delta": rb["rate"] - ra["rate"]})
+        comparison.groups += _group_rates(decided, group)
     return comparison
+
+
+def _paired(a_rows: list[dict], b_rows: list[dict]) -> tuple[list[tuple[dict, dict]], bool]:
+    """The rows of A with their row of B: by id when at least half the ids match, else by context+answer."""
+    a_ids, b_ids = {r["row_id"]: r for r in a_rows}, {r["row_id"]: r for r in b_rows}
+    by_id = bool(len(set(a_ids) & set(b_ids)) * 2 >= min(len(a_ids), len(b_ids)) and a_ids)
+    if by_id:
+        return [(a_ids[k], b_ids[k]) for k in a_ids if k in b_ids], True
+    b_keys: dict[str, dict] = {}
+    for r in b_rows:
+        b_keys.setdefault(r["match_key"], r)
+    return [(r, b_keys[r["match_key"]]) for r in a_rows if r["match_key"] in b_keys], False
+
+
+def _group_rates(decided: list[tuple[dict, dict]], group: str) -> list[dict]:
+    """Both runs' rates per value of the `group` column, over the pairs both decided."""
+    values: dict[str, list[tuple[dict, dict]]] = {}
+    for x, y in decided:
+        value = json.loads(x["result"]).get(group) if isinstance(x.get("result"), str) else None
+        if value is not None:
+            values.setdefault(str(value), []).append((x, y))
+    out = []
+    for value, part in sorted(values.items()):
+        ra = _rate(sum(bool(x["hallucinated"]) for x, _ in part), len(part))
+        rb = _rate(sum(bool(y["hallucinated"]) for _, y in part), len(part))
+        out.append({"group": group, "value": value, "n": len(part), "a_rate": ra["rate"], "b_rate": rb["rate"],
+                    "delta": rb["rate"] - ra["rate"]})
+    return out
 
 
 @dataclass
@@ -231,6 +242,14 @@ def claim_reviews_by_row(reviews: dict) -> dict[str, dict[int, object]]:
     return grouped
 
 
+def _reviewed_flags(reports: dict[str, AuditReport], reviews: dict) -> list[bool]:
+    """For every flagged claim an analyst reviewed: was it hallucinated (the analyst's say)."""
+    flags = [(rid, claim, r) for (rid, claim), r in reviews.items() if claim is not None and rid in reports
+             and claim < len(reports[rid].claims) and reports[rid].claims[claim].verdict.is_hallucination]
+    verdicts = [reviewed_claim_hallucinated(reports[rid].claims[c].verdict.value, r) for rid, c, r in flags]
+    return [x for x in verdicts if x is not None]
+
+
 def agreement(reports: dict[str, AuditReport], reviews: dict) -> Agreement:
     """The judge against the analysts on the reviewed rows (`reviews`: (row id, claim) -> latest review)."""
     labels = {row: r.label for (row, claim), r in reviews.items() if claim is None and r.label}
@@ -253,10 +272,7 @@ def agreement(reports: dict[str, AuditReport], reviews: dict) -> Agreement:
     result.rows_compared, result.confusion = len(pairs), confusion
     result.kappa = cohen_kappa(pairs)
     result.agreement = sum(a == b for a, b in pairs) / len(pairs) if pairs else None
-    flags = [(rid, claim, r) for (rid, claim), r in reviews.items() if claim is not None and rid in reports
-             and claim < len(reports[rid].claims) and reports[rid].claims[claim].verdict.is_hallucination]
-    verdicts = [reviewed_claim_hallucinated(reports[rid].claims[c].verdict.value, r) for rid, c, r in flags]
-    confirmed = [x for x in verdicts if x is not None]
+    confirmed = _reviewed_flags(reports, reviews)
     result.flags_reviewed = len(confirmed)
     result.flag_precision = sum(confirmed) / len(confirmed) if confirmed else None
     if pairs:

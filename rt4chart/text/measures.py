@@ -109,6 +109,8 @@ def _percent_measure(first: int, last: int, written: str, value: float) -> Measu
     return Measure(first, last, SHARE, value / 100, "percent", 0.5 * 10 ** -decimals / 100)
 
 
+# Complex on purpose: one branch per way English writes a share (50%, 25 per cent, one-third, two
+# thirds, half of, one in four, 1 out of 5), read left to right in one pass.
 def shares(tokens: Sequence[Token]) -> list[Measure]:
     """Every share phrase of `tokens`, left to right, as a fraction of the whole."""
     found: list[Measure] = []

@@ -210,6 +210,9 @@ class OpenAIChatClient(ChatClient):
         except ValueError as exc:
             raise LLMCallError(f"the server's reply is not JSON ({exc})", kind="http") from None
 
+    # Complex on purpose: one decision table from what the server did (a timeout, a lost connection, a refused
+    # response format or token parameter, a refused key or model, a retryable status) to what the call does next;
+    # split, the table would be read in pieces.
     def _classify(self, exc: Exception, mode: str, attempt: int, timeouts: int) -> str:
         """'switched' (format stepped down), 'timeout', 'retry', or 'fail'; sets the fatal error when no
         row can succeed with this configuration."""

@@ -257,6 +257,8 @@ class OfflineJudge(Judge):
         """A count spelled as a word up to ten ('two', 'three'), when such counts are soft."""
         return self.config.soft_counts and t.lower.isalpha() and t.number is not None and t.number <= 10
 
+    # Complex on purpose: the figure, negation and antonym rules on the closest sentence, in the order of
+    # their precision (measured in docs/benchmarks.md); the first that proves a conflict decides.
     def _contradiction(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                        scope_numbers: set[str], answer_text: str,
                        mine: list[Measure]) -> Optional[tuple[int, str, str, list[Span]]]:
