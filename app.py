@@ -1,4 +1,4 @@
-"""rt4chart dashboard: `streamlit run app.py` (offline judge by default)."""
+"""rt4chart dashboard: `streamlit run app.py` (the hybrid judge by default, `rt4chart.core.defaults.JUDGE`)."""
 from pathlib import Path
 
 import streamlit as st

@@ -115,8 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True,
                    help="output JSONL, one line per input record, in input order ('-': stdout)")
     _table_args(p)
-    p.add_argument("--workers", type=int, default=1, help="parallel audits: processes for the offline judge, threads "
-                                                         "for LLM judges (which wait on the network), Dask workers")
+    p.add_argument("--workers", type=int, default=1, help="parallel audits: processes for the judges that compute "
+                                                         "(offline, model, hybrid), threads for LLM judges (which wait on "
+                                                         "the network), Dask workers")
     p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
     p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
     p.add_argument("--restart", action="store_true", help="ignore rows finished by an earlier run")
