@@ -1,8 +1,11 @@
 """Page: what should this RAG system fix? Action items from the current batch audit (LLM judge)."""
+import json
+
 import streamlit as st
 
-from app_pages import state
+from app_pages import _background, state
 from app_pages._shared import current_judge, notice, text
+from app_pages.state import content_hash
 from rt4chart.core.errors import JudgeConfigError
 from rt4chart.insights.engine import build_insights, client_of, rows_from_reports
 from rt4chart.insights.patterns import issue_patterns
@@ -50,13 +53,49 @@ if state.settings()["judge"] != "openai":
 c1, c2 = st.columns(2)
 warmup = c1.number_input("Warm-up rows (sequential)", 1, 100, 10, key="insights.warmup")
 workers = c2.number_input("Parallel calls", 1, 32, 4, key="insights.workers")
+
+
+def _task_key(judge) -> str:
+    """The same rows, judge and settings are the same task (never the key: it is no part of the spec)."""
+    from rt4chart.judges.spec import JudgeSpec
+
+    return content_hash(json.dumps([res.digest, res.run_id, sorted(res.reports), int(warmup), int(workers),
+                                    JudgeSpec.of(judge).to_json()]).encode())
+
+
 if st.button("Find action items", type="primary"):
     try:
-        with st.spinner("Reading the audited rows…"):
-            state.keep(state.INSIGHTS_REPORT, build_insights(rows_from_reports(res.reports), client_of(current_judge()),
-                                                              warmup=int(warmup), workers=int(workers)))
+        judge = current_judge()
+        client = client_of(judge)
+        rows = rows_from_reports(res.reports)
+        state.keep(state.INSIGHTS_TASK, _background.start(
+            _task_key(judge), lambda: build_insights(rows, client, warmup=int(warmup), workers=int(workers))).key)
+        state.keep(state.INSIGHTS_REPORT, None)
     except (JudgeConfigError, ValueError) as exc:
         notice("error", exc)
+
+task = _background.task(state.kept(state.INSIGHTS_TASK))
+if task is not None and task.running:
+    @st.fragment(run_every=1.0)
+    def waiting() -> None:
+        if not task.running:
+            st.rerun()
+        st.info(f"Finding action items… {task.elapsed_s:.0f} s so far (a warm-up row by row, then the rest in "
+                "parallel).", icon=":material/hourglass_top:")
+        st.caption("The calls go on on the server: you can open other pages or reload; this page shows the result "
+                   "when it is ready.")
+
+    waiting()
+elif task is not None:
+    found, error = task.outcome()
+    state.keep(state.INSIGHTS_TASK, None)
+    if error is None:
+        state.keep(state.INSIGHTS_REPORT, found)
+    elif isinstance(error, (JudgeConfigError, ValueError)):
+        notice("error", error)
+    else:
+        notice("error", f"Finding action items failed ({type(error).__name__}: {error}); the replies received are "
+                        "kept in the cache, so running it again pays only for the rest.")
 
 report = state.kept(state.INSIGHTS_REPORT)
 if report is not None:

@@ -236,6 +236,7 @@ UPLOAD_SEEN = "rt4.upload_seen"
 REVIEWER_KEPT = "rt4.reviewer_kept"
 INSIGHT_PATTERNS = "insights.patterns"
 INSIGHTS_REPORT = "insights.report"
+INSIGHTS_TASK = "insights.task"   # the key of the action items' background task this session waits for
 
 
 def kept(name: str, default: Any = None) -> Any:

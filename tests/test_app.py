@@ -6,6 +6,7 @@ import csv  # noqa: E402
 import io  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
+import threading  # noqa: E402
 import time  # noqa: E402
 from html import unescape  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -39,6 +40,18 @@ def until_job_ends(at: AppTest, limit_s: float = 120.0) -> AppTest:
     deadline = time.monotonic() + limit_s
     while "rt4.job" in at.session_state:
         assert time.monotonic() < deadline, "the batch job did not end in time"
+        time.sleep(0.3)
+        at.run()
+        assert not at.exception, at.exception
+    return at
+
+
+def until_insights_end(at: AppTest, limit_s: float = 120.0) -> AppTest:
+    """Action items are found by a task of the server: rerun the page (as its waiting fragment does) until the
+    report is read back."""
+    deadline = time.monotonic() + limit_s
+    while at.session_state["insights.report"] is None if "insights.report" in at.session_state else True:
+        assert time.monotonic() < deadline, "the action items did not come in time"
         time.sleep(0.3)
         at.run()
         assert not at.exception, at.exception
@@ -308,10 +321,20 @@ def test_the_openai_judge_from_the_sidebar_audits_and_never_shows_the_key():
 
 
 @pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
-def test_insights_page_lists_items_and_opens_an_example_row():
-    from .fault_server import FaultServer
+def test_insights_page_lists_items_and_opens_an_example_row(monkeypatch):
+    from . import fault_server
 
-    server = FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
+    gate = threading.Event()  # the action items' calls wait here: the page must not wait with them
+    reply = fault_server.default_reply
+
+    def gated(name: str, prompt: str) -> str:
+        if name.startswith("insights"):
+            assert gate.wait(30), "the test never opened the gate"
+        return reply(name, prompt)
+
+    monkeypatch.setattr(fault_server, "default_reply", gated)
+    server = fault_server.FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
+    opener = threading.Timer(8.0, gate.set)  # a page that waits for the calls would take these 8 s, then fail below
     try:
         at = app()
         at.sidebar.radio(key="w.judge").set_value("openai").run()
@@ -320,8 +343,14 @@ def test_insights_page_lists_items_and_opens_an_example_row():
         at.switch_page("app_pages/batch.py").run()
         at = click(click(at, "Load the demo dataset"), "Run batch audit")
         at.switch_page("app_pages/insights.py").run()
+        opener.start()
         at = click(at, "Find action items")
-        report = at.session_state["insights.report"]
+        assert not gate.is_set() and "Finding action items" in " ".join(str(e.value) for e in at.info)
+        at.switch_page("app_pages/batch.py").run()  # leaving the page does not stop the calls
+        at.switch_page("app_pages/insights.py").run()
+        assert "Finding action items" in " ".join(str(e.value) for e in at.info)
+        gate.set()
+        report = until_insights_end(at).session_state["insights.report"]
         assert report.items and report.items[0].title == "Unsupported claims" and report.warmup_steps == 10
         item = report.items[0]
         at.selectbox(key=f"insights.rows.{item.id}").set_value(item.rows[1]).run()
@@ -330,6 +359,8 @@ def test_insights_page_lists_items_and_opens_an_example_row():
         assert at.session_state["rt4.drill"] == item.rows[1]
         assert at.selectbox(key="w.drill").value == item.rows[1]
     finally:
+        gate.set()
+        opener.cancel()
         server.stop()
 
 
