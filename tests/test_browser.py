@@ -684,3 +684,47 @@ def test_a_click_on_a_run_in_the_runs_table_opens_it(app_server, tmp_path):
         page.get_by_text("clicked run").first.wait_for(timeout=30_000)
         shot(page, "runs-click-opens")
         assert dialogs == []
+
+
+def test_action_items_go_on_while_the_analyst_is_on_another_page(app_server, monkeypatch):
+    """Issue 38 item 1 for the Insights page: the LLM's calls are held back on the server while the analyst leaves
+    the page and comes back; the page says it is waiting, then lists the items by itself (no click)."""
+    import threading
+
+    from . import fault_server
+
+    gate = threading.Event()
+    reply = fault_server.default_reply
+
+    def gated(name: str, prompt: str) -> str:
+        if name.startswith("insights"):
+            gate.wait(90)
+        return reply(name, prompt)
+
+    monkeypatch.setattr(fault_server, "default_reply", gated)
+    server = fault_server.FaultServer(rate=0.0, verdict_for=lambda claim_id: "baseless").start()
+    url, _data = app_server
+    try:
+        with opened_page(f"{url}/batch", height=720, width=1280) as (page, dialogs):
+            page.get_by_text("openai (LLM endpoint)").click(timeout=60_000)
+            for label, value in (("Base URL", server.url), ("API key", "sk-local")):
+                box = page.get_by_role("textbox", name=label, exact=True)
+                box.fill(value)
+                box.press("Enter")
+                settled(page)
+            stored_demo_run(page)
+            page.get_by_role("link", name="Insights").click()
+            page.get_by_role("button", name="Find action items").click(timeout=60_000)
+            page.get_by_text("Finding action items").wait_for(timeout=30_000)
+            page.get_by_role("link", name="Runs", exact=True).click()
+            page.get_by_role("heading", name="Runs", exact=True).wait_for(timeout=30_000)
+            page.get_by_role("link", name="Insights").click()
+            page.get_by_text("Finding action items").wait_for(timeout=30_000)
+            assert not gate.is_set()
+            gate.set()
+            page.get_by_text("Unsupported claims").first.wait_for(timeout=60_000)
+            shot(page, "insights-came-back")
+            assert dialogs == []
+    finally:
+        gate.set()
+        server.stop()
