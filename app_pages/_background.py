@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 import streamlit as st
 
 WORKERS = 2  # tasks at once on the server; more wait their turn
+KEPT = 32    # finished tasks kept for their pages; the oldest go first
 
 
 @dataclass
@@ -50,6 +51,10 @@ def start(key: str, work: Callable[[], Any]) -> Task:
         found = tasks.get(key)
         if found is not None and (found.running or found.future.exception() is None):
             return found
+        finished = [k for k, t in tasks.items() if not t.running and k != key]
+        for old in finished[:max(0, len(finished) - KEPT + 1)]:  # in the order they were started
+            del tasks[old]
+        tasks.pop(key, None)  # a failed task started again is the newest
         task = tasks[key] = Task(key, pool.submit(work))
         return task
 
