@@ -104,6 +104,18 @@ def test_an_acronym_may_keep_its_linking_words():
     assert report.claims[0].verdict is Verdict.ENTAILED
 
 
+def test_a_plural_acronym_and_one_that_holds_an_acronym_vouch_for_the_name_they_stand_for():
+    nics = "Employers pay lower NICs as a result of paying their employees a reduced salary."
+    assert audit(nics, "Employers pay lower National Insurance Contributions (NICs) as a result.").hallucinated is False
+    spelled = "Employers pay lower National Insurance Contributions as a result."
+    assert audit(spelled, "Employers pay lower NICs as a result.").hallucinated is False
+    uscis = "USCIS will keep processing work permits during a shutdown."
+    report = audit(uscis, "The US Citizenship and Immigration Services (USCIS) will keep processing work permits.")
+    assert report.claims[0].verdict is Verdict.ENTAILED
+    other = audit(nics, "Employers pay lower National Tax Credits as a result.")  # other initials: not vouched for
+    assert other.claims[0].verdict.is_hallucination
+
+
 def test_the_question_counts_as_given():
     context = "It was founded in 1998 by two students."
     report = audit(context, "Google was founded in 1998.", question="When was Google founded?")

@@ -236,10 +236,23 @@ def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
 _LINKING = ("of", "and", "the", "for", "&")
 
 
-def initials(words: list[Token], linking: bool = False) -> str:
+def initials(words: list[Token], linking: bool = False, spelled: bool = False) -> str:
     """'Bureau of Labor Statistics' -> 'bls' (small linking words skipped unless `linking`:
-    'Head of Household' -> 'hoh')."""
-    return "".join(w.lower[0] for w in words if linking or w.lower not in _LINKING)
+    'Head of Household' -> 'hoh'); with `spelled`, an acronym inside the name gives all its letters ('US
+    Citizenship and Immigration Services' -> 'uscis')."""
+    return "".join(w.lower if spelled and is_acronym(w) else w.lower[0]
+                   for w in words if linking or w.lower not in _LINKING)
+
+
+def is_acronym(t: Token) -> bool:
+    """'BLS', 'US', and a plural one ('NICs')."""
+    text = t.text
+    return len(text) >= 2 and (text.isupper() or (len(text) >= 3 and text[-1] == "s" and text[:-1].isupper()))
+
+
+def acronym_forms(word: str) -> set[str]:
+    """The lower-case acronym and its singular: 'nics' -> {'nics', 'nic'}."""
+    return {word, word[:-1]} if len(word) >= 3 and word.endswith("s") else {word}
 
 
 def acronym_stretches(run: list[Token]) -> Iterator[tuple[list[Token], set[str]]]:
@@ -249,7 +262,7 @@ def acronym_stretches(run: list[Token]) -> Iterator[tuple[list[Token], set[str]]
     for a, i in enumerate(starts):
         for j in starts[a + 1:a + 8]:
             stretch = run[i:j + 1]
-            yield stretch, {initials(stretch), initials(stretch, linking=True)}
+            yield stretch, {initials(stretch, linking, spelled) for linking in (False, True) for spelled in (False, True)}
 
 
 def run_initials(run: list[Token]) -> set[str]:

@@ -26,10 +26,12 @@ from rt4chart.judges.offline.slots import antecedent_stems
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import (
     Token,
+    acronym_forms,
     acronym_stretches,
     antonym_index,
     capitalized_runs,
     clauses,
+    is_acronym,
     negation_count,
     number_key,
     tokenize,
@@ -332,11 +334,11 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
     name's words when the context has only the acronym."""
     ok: set[int] = set()
     for t in tokens:
-        if t.capitalized and t.text.isupper() and len(t.lower) >= 2 and t.lower in index.run_initials:
+        if t.capitalized and is_acronym(t) and acronym_forms(t.lower) & index.run_initials:
             ok.add(id(t))
     for run in capitalized_runs(tokens):
         for stretch, acronyms in acronym_stretches(run):
-            if acronyms & index.all_lowers:
+            if (acronyms | {a + "s" for a in acronyms}) & index.all_lowers:  # 'NICs' for National Insurance Contributions
                 ok.update(id(w) for w in stretch if w.capitalized)
     return ok
 
