@@ -80,7 +80,6 @@ class Work:
 def audit_partition(part, work: Work) -> tuple[int, bytes, str]:
     """Runs on a worker: (first position, the output lines as one UTF-8 blob, one status letter per row).
     `part` is a `Partition` to read here, or the (position, record) pairs the driver read."""
-
     judge = _worker_judge(work.judge)
     config = AuditConfig.model_validate_json(work.config_json)
     rows = read_partition(part, work.roles or {}) if isinstance(part, Partition) else part
