@@ -3,7 +3,7 @@ import pytest
 
 from rt4chart import audit
 from rt4chart.core.types import Verdict
-from rt4chart.text.lexicon import tokenize
+from rt4chart.text.lexicon import stem, tokenize
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
            "The bridge was designed by Joseph Strauss. Tolls are not collected from southbound drivers.")
@@ -151,6 +151,39 @@ def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
     assert report.claims[0].rationale == "the context says 'Hong' where the claim says 'Mainland'"
     named = audit("Marie was born in Warsaw in 1867. She moved to Paris.", "Marie was born in Krakow in 1867.")
     assert named.claims[0].rationale == "the context says 'Warsaw' where the claim says 'Krakow'"
+
+
+@pytest.mark.parametrize("context, answer", [
+    # a plain word the context lacks is a paraphrase far more often than a contradiction (ragtruth_dev: 21 of 84
+    # such upgrades touched a human span); this one said "the context says 'nervous' where the claim says 'play'"
+    ("Hormones are important chemical messengers in the nervous and endocrine systems.",
+     "Chemical messengers play a crucial role in both systems."),
+    # an acronym has many spellings and expansions; a name's other spelling is not another name
+    ("Disposal of a worn American flag is to be done in one of three ways.",
+     "Disposal of a worn US flag is to be done in one of three ways."),
+    ("But Ahlam's parents are still with ISIS in Mosul.", "Ahlam's parents remain with ISIL in Mosul."),
+    ("Cameron wants Bowie to backdoor Cory Wurtrnberger this week.",
+     "Cameron wants Bowie to target Cory Wurthinger this week."),
+])
+def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
+    """A contradiction says which of the context's names or figures stands where the claim's does; a claim whose
+    missing word is a plain word, an acronym or another spelling of the same name is baseless, and says which
+    words the context lacks."""
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.BASELESS and claim.rationale.startswith("the context does not mention"), claim.rationale
+
+
+def test_a_word_and_its_inflections_share_a_stem():
+    """Porter undoubles 'added' to 'ad' while 'add' is too short to stem: both are 'add'."""
+    assert {stem(w) for w in ("add", "added", "adding", "adds")} == {"add"}
+    assert stem("sued") == "sue" and stem("doing") == "do"
+
+
+def test_a_dotted_abbreviation_is_the_same_word_undotted():
+    assert [t.lower for t in tokenize("Ph.D. PhD U.S. US e.g.")] == ["phd", "phd", "us", "us", "eg"]
+    claim = audit("Holmes was one of six pre-thesis Ph.D. students in the program.",
+                  "Holmes was one of six pre-thesis PhD students in the program.").claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
 
 
 def test_a_stated_comparison_is_read_as_a_figure_the_context_must_give():

@@ -6,5 +6,6 @@ __version__ = "0.1.0"
 # made its run. 2: sentences glued without a space ("century.First") are cut. 3: a model judge's stated cost
 # counts the pairs its audit asked for (it counted those its process had not read before: engine-dependent).
 # 4: a plural acronym ('NICs') and a name holding an acronym ('US Citizenship and Immigration Services' for
-# 'USCIS') vouch for each other.
-METHOD_REVISION = 4
+# 'USCIS') vouch for each other. 5: only a figure or a name stands in a contradicted slot (not a plain word, an
+# acronym, or another spelling of the same name); 'Ph.D' is 'PhD'; 'added' and 'add' share a stem.
+METHOD_REVISION = 5

@@ -107,7 +107,11 @@ def stem(word: str) -> str:
     """Porter stem of a lower-case word (cached: the same words recur across windows)."""
     if len(word) <= 3 or not word.isalpha():
         return word
-    return _stemmer().stem(word, to_lowercase=False)
+    stemmed = _stemmer().stem(word, to_lowercase=False)
+    if len(stemmed) < 3:  # Porter undoubles 'added' to 'ad', while 'add' (too short to stem) stays 'add'
+        return next((word[:-len(end)] for end in ("ing", "ed", "es", "s", "d")
+                     if word.endswith(end) and len(word) - len(end) >= 3), stemmed)
+    return stemmed
 
 
 def parse_number(text: str) -> Optional[float]:
@@ -135,11 +139,11 @@ _REFERENCE_NOUNS = frozenset("passage passages document documents doc source sou
 
 
 def _normalise(surface: str) -> str:
-    """Lower case; possessive 's dropped; dotted acronyms joined ('U.S.' -> 'us')."""
+    """Lower case; possessive 's dropped; dotted abbreviations joined ('U.S.' -> 'us', 'Ph.D.' -> 'phd')."""
     lower = surface.lower().replace("\u2019", "'")
     if lower.endswith("'s") and len(lower) > 2:
         lower = lower[:-2]
-    if "." in lower and re.fullmatch(r"(?:[a-z]\.)+[a-z]?", lower):
+    if "." in lower and re.fullmatch(r"(?:[a-z]{1,2}\.)+[a-z]{0,2}", lower):
         lower = lower.replace(".", "")
     if surface[:1].isupper() and lower in _WEEKDAY_ABBREVIATIONS:
         return _WEEKDAY_ABBREVIATIONS[lower]  # 'Sat.' is Saturday, 'sat' stays the verb
