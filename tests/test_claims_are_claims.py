@@ -53,3 +53,22 @@ def test_a_statement_about_what_the_context_lacks_stays_one_claim_of_its_own():
     answer = "The passages do not mention the bridge's architect."
     claims = split_claims(answer, split_sentences(answer))
     assert len(claims) == 1 and claims[0].about_context and claims[0].text == answer
+
+
+@pytest.mark.parametrize("answer", [
+    "Based on the provided passages, here's how to properly brush your teeth with braces:\n\n"
+    "Use a soft toothbrush. Brush down from the top.",
+    "Essential Amino Acids:\nHistidine is needed for growth. Is that all? Hope this helps!",
+    "According to the passages, the bridge opened in 1998. The passages do not mention its architect.",
+])
+def test_an_audit_checks_exactly_the_pieces_the_decomposer_keeps(answer):
+    """The coverage step (which gives an LLM's partial decomposition the rule-based claims it missed) skips what
+    the decomposer skips: it once brought back "Based on the provided passages, here's how …:" as a claim, and
+    the judge found it contradicted by "not brushing your teeth with braces is bad"."""
+    from rt4chart import audit
+
+    report = audit("Not brushing your teeth with braces is bad. Use a soft toothbrush. Histidine is needed for "
+                   "growth. The bridge opened in 1998.", answer)
+    assert [c.claim.text for c in report.claims] == claims_of(answer)
+    assert [c.claim.about_context for c in report.claims] == [
+        c.about_context for c in split_claims(answer, split_sentences(answer))]

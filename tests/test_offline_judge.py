@@ -173,6 +173,23 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     assert claim.verdict is Verdict.BASELESS and claim.rationale.startswith("the context does not mention"), claim.rationale
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("If hot water and mild detergent can't get your glasses clean, use baking soda to remove stubborn residue.",
+     "Use hot water and mild detergent to get your glasses clean."),
+    ("Grill the chops over indirect heat until no longer pink inside, about 12 minutes per side.",
+     "Grill the chops over indirect heat until they are cooked inside."),
+    ("Wheat, barley and rye are not the only grains that contain gluten.",
+     "Wheat, barley and rye are grains that contain gluten."),
+])
+def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
+    """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is
+    not a denial: the claim is not contradicted (ragtruth_dev: negation flips touched a human span 0 times in 15)."""
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+    flipped = audit("Tolls are not charged for cyclists or pedestrians.", "Cyclists and pedestrians are charged tolls.")
+    assert flipped.claims[0].rationale == "the claim flips the negation of the evidence"
+
+
 def test_a_word_and_its_inflections_share_a_stem():
     """Porter undoubles 'added' to 'ad' while 'add' is too short to stem: both are 'add'."""
     assert {stem(w) for w in ("add", "added", "adding", "adds")} == {"add"}

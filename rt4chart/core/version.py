@@ -7,5 +7,7 @@ __version__ = "0.1.0"
 # counts the pairs its audit asked for (it counted those its process had not read before: engine-dependent).
 # 4: a plural acronym ('NICs') and a name holding an acronym ('US Citizenship and Immigration Services' for
 # 'USCIS') vouch for each other. 5: only a figure or a name stands in a contradicted slot (not a plain word, an
-# acronym, or another spelling of the same name); 'Ph.D' is 'PhD'; 'added' and 'add' share a stem.
-METHOD_REVISION = 5
+# acronym, or another spelling of the same name); 'Ph.D' is 'PhD'; 'added' and 'add' share a stem. 6: the
+# coverage step skips what the decomposer skips (a remark on the sources before a list's intro); a negation under
+# a condition ('if soap can't …', 'until no longer pink') or in 'not the only' flips nothing.
+METHOD_REVISION = 6

@@ -9,6 +9,7 @@ claims; a remark on the sources before a fact ("Based on the given passages, …
 from __future__ import annotations
 
 import re
+from typing import Iterator
 
 from rt4chart.core.types import Claim, Sentence, Span
 
@@ -100,27 +101,31 @@ def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
     return merged
 
 
-def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
-    """Claims of an answer: one per clause of each sentence that asserts something; a statement about the
-    context ("… is not mentioned in the passages") is one claim of its own, checked as such."""
+def asserting_pieces(answer: str, sentence: Sentence) -> Iterator[tuple[int, int, bool]]:
+    """(start, end, about the context) of each piece of one answer sentence that is checked as a claim: its
+    clauses, after any remark on the sources before its fact; a statement about the context ("… is not
+    mentioned in the passages") whole. Questions, pleasantries, headings and remarks give none."""
     from rt4chart.text.passages import about_context
 
-    claims: list[Claim] = []
-    for sentence in sentences:
+    if is_meta(sentence.text):
+        return
+    if about_context(sentence.text):
+        yield sentence.start, sentence.end, True
+        return
+    skip = meta_prefix(sentence.text)
+    if skip:  # "Based on the passages, X": X is the claim, its span starts at X
+        sentence = sentence.model_copy(update={"start": sentence.start + skip, "text": sentence.text[skip:]})
         if is_meta(sentence.text):
-            continue
-        if about_context(sentence.text):
-            claims.append(Claim(id=len(claims), text=sentence.text, spans=[Span(start=sentence.start, end=sentence.end)],
-                                sentence_index=sentence.index, about_context=True))
-            continue
-        skip = meta_prefix(sentence.text)
-        if skip:  # "Based on the passages, X": X is the claim, its span starts at X
-            sentence = sentence.model_copy(update={"start": sentence.start + skip, "text": sentence.text[skip:]})
-            if is_meta(sentence.text):
-                continue
-        for start, end in split_clauses(answer, sentence):
-            if is_meta(answer[start:end]):
-                continue
-            claims.append(Claim(id=len(claims), text=answer[start:end], spans=[Span(start=start, end=end)],
-                                sentence_index=sentence.index))
-    return claims
+            return
+    for start, end in split_clauses(answer, sentence):
+        if not is_meta(answer[start:end]):
+            yield start, end, False
+
+
+def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
+    """Claims of an answer: one per asserting piece of each sentence (`asserting_pieces`)."""
+    return [Claim(id=i, text=answer[start:end], spans=[Span(start=start, end=end)], sentence_index=index,
+                  about_context=about)
+            for i, (index, start, end, about) in enumerate(
+                (sentence.index, start, end, about) for sentence in sentences
+                for start, end, about in asserting_pieces(answer, sentence))]

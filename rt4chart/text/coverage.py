@@ -9,7 +9,7 @@ import re
 from bisect import bisect_right
 
 from rt4chart.core.types import Claim, Sentence, Span
-from rt4chart.text.claims import is_meta, split_clauses
+from rt4chart.text.claims import asserting_pieces
 
 _WORD = re.compile(r"\w+")
 MIN_COVERED = 0.5  # share of a piece's word characters that claims must cover
@@ -49,13 +49,11 @@ def ensure_coverage(claims: list[Claim], answer: str, sentences: list[Sentence])
     spans = _merged([s for c in claims for s in c.spans])
     added: list[Claim] = []
     for sentence in sentences:
-        if is_meta(sentence.text):
-            continue
-        for start, end in split_clauses(answer, sentence):
-            if is_meta(answer[start:end]) or covered_share(answer, start, end, spans) >= MIN_COVERED:
+        for start, end, about in asserting_pieces(answer, sentence):  # the pieces the rule decomposer checks
+            if covered_share(answer, start, end, spans) >= MIN_COVERED:
                 continue
             added.append(Claim(id=-1, text=answer[start:end], spans=[Span(start=start, end=end)],
-                               sentence_index=sentence.index, origin="coverage"))
+                               sentence_index=sentence.index, about_context=about, origin="coverage"))
     if not added:
         return claims, 0
     ordered = sorted(claims + added, key=lambda c: (c.spans[0].start if c.spans else 0, c.origin != "judge"))

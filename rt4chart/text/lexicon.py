@@ -211,17 +211,40 @@ _NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split(
 _NEGATING_VERBS = frozenset("fail fails failed refuse refuses refused".split())
 
 
-def negation_count(tokens: list[Token]) -> int:
-    """Negation words and 'fail'/'refuse' verbs, but not idioms such as 'not only', 'no wonder',
-    'no fewer than' or 'no 74' (number)."""
+def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()) -> int:
+    """Negation words and 'fail'/'refuse' verbs, but not idioms such as 'not only', 'not the only', 'no wonder',
+    'no fewer than' or 'no 74' (number), nor those at the offsets in `unasserted` (`conditional_negations`)."""
     count = 0
     for i, t in enumerate(tokens):
+        if t.start in unasserted:
+            continue
         after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if after is not None and after.lower in ("the", "a") and i + 2 < len(tokens):
+            after = tokens[i + 2]  # 'not the only one'
         if t.is_negation:
             count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None))
         elif t.lower in _NEGATING_VERBS:
             count += 1
     return count
+
+
+_CONDITIONS = frozenset("if unless until whether when whenever".split())
+
+
+def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
+    """Offsets of the negations that a condition before them governs, in the same stretch of `text` (no comma,
+    semicolon or end mark between): 'If soap can't get them clean, use soda' and 'grill until no longer pink'
+    say nothing is not so."""
+    out: set[int] = set()
+    condition = None
+    for t in tokens:
+        if condition is not None and any(ch in ",;.!?" for ch in text[condition:t.start]):
+            condition = None
+        if t.lower in _CONDITIONS:
+            condition = t.end
+        elif condition is not None and (t.is_negation or t.lower in _NEGATING_VERBS):
+            out.add(t.start)
+    return frozenset(out)
 
 
 _CLAUSE_WORDS = frozenset("but while although though whereas however yet and which who".split())

@@ -31,6 +31,7 @@ from rt4chart.text.lexicon import (
     antonym_index,
     capitalized_runs,
     clauses,
+    conditional_negations,
     is_acronym,
     negation_count,
     number_key,
@@ -291,7 +292,8 @@ class OfflineJudge(Judge):
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
             if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words
-                    and self._negation_flipped(claim_clauses, index, sentence_id)):
+                    and self._negation_flipped(claim_clauses, conditional_negations(tokens, answer_text), index,
+                                               sentence_id)):
                 negs = [t for t in tokens if t.is_negation]
                 # the negation word where the claim has one; else the whole claim asserts the opposite
                 spans = ([Span(start=t.start, end=t.end) for t in negs]
@@ -310,8 +312,10 @@ class OfflineJudge(Judge):
         return None
 
 
-    def _negation_flipped(self, claim_clauses: list[list[Token]], index, sentence_id: int) -> bool:
-        """The best-matching pair of claim clause and evidence clause disagree on negation (odd count)."""
+    def _negation_flipped(self, claim_clauses: list[list[Token]], claim_unasserted: frozenset[int], index,
+                          sentence_id: int) -> bool:
+        """The best-matching pair of claim clause and evidence clause disagree on negation (odd count); a negation
+        under a condition ('if …', 'until …') asserts nothing and is not counted."""
         best, best_overlap = None, 0.0
         for theirs in clauses(index.tokens[sentence_id], index.sentences[sentence_id].text):
             their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
@@ -326,7 +330,8 @@ class OfflineJudge(Judge):
         if best is None or best_overlap < self.config.negation_overlap:
             return False
         ours, theirs = best
-        return negation_count(ours) % 2 != negation_count(theirs) % 2
+        sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
+        return negation_count(ours, claim_unasserted) % 2 != negation_count(theirs, sentence) % 2
 
 
 def _acronym_supported(tokens: list[Token], index) -> set[int]:
