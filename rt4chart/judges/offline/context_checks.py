@@ -44,7 +44,8 @@ def _slot_words(tokens: list[Token], judgement: Judgement, audit: AuditInput) ->
     missing = [t for t in content if any(a <= t.start < b for a, b in marked)
                and t.stem not in index.vocabulary and t.stem not in index.all_numbers]
     slot = [t for t in missing if is_name_or_figure(t, audit.answer)][:3]
-    return [t for t in content if t in slot or t not in missing], slot
+    dropped = {id(t) for t in missing} - {id(t) for t in slot}  # identity, not equality: linear in the claim
+    return [t for t in content if id(t) not in dropped], slot
 
 
 def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
