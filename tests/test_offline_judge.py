@@ -62,6 +62,21 @@ def test_a_different_duration_or_share_is_still_a_different_figure(context, answ
     assert claim.verdict is Verdict.CONTRADICTED and "different figure" in claim.rationale
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 350°F (175°C) for about 30 minutes."),
+    ("Reheat leftovers to 165 °F for 15 seconds.", "Reheat leftovers to 74°C for 15 seconds."),
+    ("The trail runs 5 miles along the ridge.", "The trail runs 8 km along the ridge."),
+])
+def test_a_physical_quantity_given_in_other_units_is_the_same_figure(context, answer):
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+
+
+def test_a_wrong_conversion_is_still_a_different_figure():
+    claim = audit("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 120°C for about 30 minutes.").claims[0]
+    assert claim.verdict is not Verdict.ENTAILED and "120" in claim.rationale
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

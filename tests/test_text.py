@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rt4chart.text.lexicon import tokenize
-from rt4chart.text.measures import durations, measures, restated, shares
+from rt4chart.text.measures import durations, measures, quantities, restated, shares
 from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.text.segment import make_windows, split_sentences
 
@@ -94,6 +94,40 @@ def test_a_percentage_restates_a_fraction_within_its_rounding_only():
     assert restated(shares(tokenize("66% of them")), two_thirds) == set()
     assert restated(shares(tokenize("66.7% of them")), two_thirds) == {0}
     assert restated(shares(tokenize("13% of them")), shares(tokenize("13.8% of them"))) == set()
+
+
+@pytest.mark.parametrize("text, kind, value", [
+    ("bake at 350°F", "temperature", 176.667),
+    ("heat to 74 degrees C", "temperature", 74.0),
+    ("a 5-mile walk", "length", 8046.72),
+    ("100 square metres", "area", 100.0),
+    ("2,000 acres", "area", 8093712.8),
+    ("a 10 lb turkey", "mass", 4535.924),
+    ("1.5 litres of water", "volume", 1500.0),
+    ("60 mph", "speed", 96.561),
+    ("97 km/h", "speed", 97.0),
+])
+def test_a_number_and_its_unit_is_a_physical_quantity_in_the_base_unit(text, kind, value):
+    [found] = quantities(tokenize(text))
+    assert (found.kind, round(found.value, 3)) == (kind, value)
+
+
+@pytest.mark.parametrize("text", ["a $5m deal", "grade 5 c", "5 in the morning", "flight 350 from Paris"])
+def test_money_a_lower_case_letter_and_a_bare_number_are_no_physical_quantity(text):
+    assert quantities(tokenize(text)) == []
+
+
+@pytest.mark.parametrize("mine, theirs, same", [
+    ("175°C", "350°F", True), ("180 degrees Celsius", "350 F", True), ("150°C", "350°F", False),
+    ("8 km", "5 miles", True), ("9 km", "5 miles", False), ("1 m", "3 feet", True),
+    ("4.5 kg", "10 lb", True), ("809 hectares", "2,000 acres", True), ("97 km/h", "60 mph", True),
+    ("60 km", "60 miles", False),   # a length is not restated by another number
+    ("5 miles", "5 miles", False),  # the same unit is compared as written, never restated
+    ("6 kilometers", "6.213 km", False),
+    ("8 kg", "5 miles", False),     # another kind
+])
+def test_a_physical_quantity_restates_one_in_another_unit_within_its_rounding(mine, theirs, same):
+    assert bool(restated(measures(tokenize(mine)), measures(tokenize(theirs)))) is same
 
 
 @pytest.mark.parametrize("text, values", [

@@ -9,5 +9,6 @@ __version__ = "0.1.0"
 # 'USCIS') vouch for each other. 5: only a figure or a name stands in a contradicted slot (not a plain word, an
 # acronym, or another spelling of the same name); 'Ph.D' is 'PhD'; 'added' and 'add' share a stem. 6: the
 # coverage step skips what the decomposer skips (a remark on the sources before a list's intro); a negation under
-# a condition ('if soap can't …', 'until no longer pink') or in 'not the only' flips nothing.
-METHOD_REVISION = 6
+# a condition ('if soap can't …', 'until no longer pink') or in 'not the only' flips nothing. 7: a physical quantity
+# given in another unit ('350°F (175°C)', '8 km' for '5 miles') restates the context's figure.
+METHOD_REVISION = 7

@@ -5,12 +5,17 @@
   "second" alone is an ordinal, and "the first year" gives no figure.
 - Shares: "50%", "25 percent", "25 per cent", "half of", "a quarter", "three quarters", "two-thirds",
   "a fifth", "one in four", "1 out of 5".
+- Physical quantities: a number and its unit of temperature, length, area, mass, volume or speed: "350°F",
+  "175 degrees Celsius", "5 miles", "8 km", "2,000 acres", "10 lb", "1.5 litres", "60 mph".
 
 Two phrases of one kind written in different units name the same figure when their values agree: durations
 within 2% ("30 days" is "a month", "four weeks" is not), a percentage and a fraction within the percentage's
 rounding ("67%" is "two thirds", "66%" and "30%" are not; "12.5%" is "one in eight"). Phrases in the same unit are
-never restated ("100 days" / "101 days", "13%" / "13.8%"): their numbers are compared as written. The offline
-judge uses it so that a claim restating a figure in other words is not read as giving a different one.
+never restated ("100 days" / "101 days", "13%" / "13.8%"): their numbers are compared as written. A physical
+quantity restates one in another unit of its kind when they agree within 3% or within half a unit of the last
+digit either is written to ("350°F" is "175°C" and "180°C"; "5 miles" is "8 km"; "3 feet" is "1 m"; "350°F" is not
+"150°C"). The offline judge uses it so that a claim restating a figure in other words ("bake at 350°F (175°C)"
+against "bake at 350°F") is not read as giving a different one.
 """
 from __future__ import annotations
 
@@ -34,6 +39,7 @@ MEASURE_STEMS = frozenset(stem(w) for w in (*UNITS, *(w + "s" for w in UNITS), *
                                              *(w + "s" for w in FRACTIONS)))
 _ONE = {"a", "an", "one"}
 DAYS_TOLERANCE = 0.02  # relative: a month is 30.4 days
+PHYSICAL_TOLERANCE = 0.03  # relative: 350°F is 176.7°C, written 175°C or 180°C
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,9 @@ class Measure:
             return False
         if self.kind == DAYS:
             return abs(self.value - other.value) <= DAYS_TOLERANCE * max(self.value, other.value)
+        if self.kind in PHYSICAL_KINDS:
+            return abs(self.value - other.value) <= max(PHYSICAL_TOLERANCE * max(abs(self.value), abs(other.value)),
+                                                         self.precision, other.precision)
         return abs(self.value - other.value) <= max(self.precision, other.precision) + 1e-9
 
 
@@ -142,6 +151,80 @@ def shares(tokens: Sequence[Token]) -> list[Measure]:
     return found
 
 
+# unit word -> its canonical name and the factor to its kind's base unit; temperatures are converted apart
+_LENGTH = {"mm": ("mm", 0.001), "millimetre": ("mm", 0.001), "millimeter": ("mm", 0.001),
+           "cm": ("cm", 0.01), "centimetre": ("cm", 0.01), "centimeter": ("cm", 0.01),
+           "m": ("m", 1.0), "metre": ("m", 1.0), "meter": ("m", 1.0),
+           "km": ("km", 1000.0), "kilometre": ("km", 1000.0), "kilometer": ("km", 1000.0),
+           "inch": ("in", 0.0254), "inches": ("in", 0.0254), "ft": ("ft", 0.3048), "foot": ("ft", 0.3048),
+           "feet": ("ft", 0.3048), "yd": ("yd", 0.9144), "yard": ("yd", 0.9144), "mi": ("mi", 1609.344),
+           "mile": ("mi", 1609.344)}
+_MASS = {"mg": ("mg", 0.001), "milligram": ("mg", 0.001), "g": ("g", 1.0), "gram": ("g", 1.0),
+         "kg": ("kg", 1000.0), "kilogram": ("kg", 1000.0), "lb": ("lb", 453.59237), "lbs": ("lb", 453.59237),
+         "pound": ("lb", 453.59237), "oz": ("oz", 28.349523), "ounce": ("oz", 28.349523), "tonne": ("t", 1e6)}
+_VOLUME = {"ml": ("ml", 1.0), "millilitre": ("ml", 1.0), "milliliter": ("ml", 1.0), "l": ("l", 1000.0),
+           "litre": ("l", 1000.0), "liter": ("l", 1000.0), "gallon": ("gal", 3785.41), "quart": ("qt", 946.353),
+           "tsp": ("tsp", 4.92892), "teaspoon": ("tsp", 4.92892), "tbsp": ("tbsp", 14.7868),
+           "tablespoon": ("tbsp", 14.7868)}
+_AREA = {"acre": ("acre", 4046.8564), "hectare": ("ha", 10000.0), "ha": ("ha", 10000.0)}
+_SPEED = {"mph": ("mph", 1.609344), "kph": ("km/h", 1.0)}
+PHYSICAL_UNITS = {w: (kind, unit, f) for kind, table in (("length", _LENGTH), ("mass", _MASS), ("volume", _VOLUME),
+                                                         ("area", _AREA), ("speed", _SPEED))
+                  for w, (unit, f) in table.items()}
+_TEMPERATURE = {"f": "fahrenheit", "fahrenheit": "fahrenheit", "c": "celsius", "celsius": "celsius",
+                "centigrade": "celsius"}
+PHYSICAL_KINDS = frozenset({"temperature", "length", "mass", "volume", "area", "speed"})
+_CURRENCY = tuple("$£€¥₹")
+
+
+def _unit_word(t: Token) -> str:
+    word = t.lower.lstrip("°º")
+    if word in ("f", "c") and not t.text.lstrip("°º").isupper():
+        return ""  # a lone 'c' or 'f' after a number is a temperature only as a capital ('350 F', '175°C')
+    return word if word in PHYSICAL_UNITS or word in _TEMPERATURE else (word[:-1] if word.endswith("s") else "")
+
+
+def _per_hour(tokens: Sequence[Token], i: int) -> int:
+    """How many tokens from `i` say 'an hour' after a length ('km/h', 'km/hr', 'miles per hour'): 0 if none."""
+    if i < len(tokens) and tokens[i].lower in ("h", "hr"):
+        return 1
+    return 2 if i + 1 < len(tokens) and tokens[i].lower in ("per", "an", "a") and tokens[i + 1].lower == "hour" else 0
+
+
+def _half_digit(written: str) -> float:
+    """Half a unit of the last digit a number is written to: '175' 0.5, '4.5' 0.05."""
+    decimals = len(written.replace(",", "").partition(".")[2])
+    return 0.5 * 10 ** -decimals
+
+
+def quantities(tokens: Sequence[Token]) -> list[Measure]:
+    """Every number followed by a unit of temperature, length, area, mass, volume or speed ('350°F', '175 degrees
+    C', '5 miles', '100 square metres'), in the kind's base unit (°C, metres, square metres, grams, millilitres,
+    km/h), with the precision it is written to. A money figure ('$5m') has no unit."""
+    found: list[Measure] = []
+    for j, t in enumerate(tokens[:-1]):
+        if t.number is None or t.text.startswith(_CURRENCY):
+            continue
+        k = j + 1
+        if tokens[k].lower in ("degree", "degrees") and k + 1 < len(tokens):
+            k += 1
+        square = tokens[k].lower in ("square", "sq") and k + 1 < len(tokens)
+        word = _unit_word(tokens[k + 1] if square else tokens[k])
+        if word in _TEMPERATURE:
+            scale = _TEMPERATURE[word]
+            to_c = (lambda v: (v - 32) * 5 / 9) if scale == "fahrenheit" else (lambda v: v)
+            step = _half_digit(t.text) * (5 / 9 if scale == "fahrenheit" else 1.0)
+            found.append(Measure(j, k, "temperature", to_c(t.number), scale, step))
+        elif word in PHYSICAL_UNITS:
+            kind, unit, factor = PHYSICAL_UNITS[word]
+            if square and kind == "length":
+                kind, unit, factor, k = "area", f"sq {unit}", factor * factor, k + 1
+            elif kind == "length" and (per_hour := _per_hour(tokens, k + 1)):
+                kind, unit, factor, k = "speed", f"{unit}/h", factor / 1000, k + per_hour
+            found.append(Measure(j, k, kind, t.number * factor, unit, _half_digit(t.text) * factor))
+    return found
+
+
 def may_hold(stems: Iterable[str]) -> bool:
     """Whether a sentence with these stems can hold a figure that is not written with a number: a unit of time
     or a fraction word ('a year', 'half of', 'a quarter'), or a hyphenated fraction ('one-third'). A sentence
@@ -156,7 +239,7 @@ def may_hold(stems: Iterable[str]) -> bool:
 
 
 def measures(tokens: Sequence[Token]) -> list[Measure]:
-    return durations(tokens) + shares(tokens)
+    return durations(tokens) + shares(tokens) + quantities(tokens)
 
 
 def restated(mine: Sequence[Measure], theirs: Sequence[Measure]) -> set[int]:
