@@ -72,3 +72,59 @@ def test_an_audit_checks_exactly_the_pieces_the_decomposer_keeps(answer):
     assert [c.claim.text for c in report.claims] == claims_of(answer)
     assert [c.claim.about_context for c in report.claims] == [
         c.about_context for c in split_claims(answer, split_sentences(answer))]
+
+
+@pytest.mark.parametrize("remark", [
+    "The passages provide enough information to answer the question.",
+    "Therefore, I am able to answer the question based on the given passages.",
+    "Therefore, it is not possible to provide a complete answer based solely on the given passages.",
+    'Therefore, the answer to the question "What is leasing?"',
+    'So, the answer to the question "How to make ghee" can be summarized in 10 steps as mentioned above.',
+])
+def test_a_remark_on_answering_the_question_is_no_claim(remark):
+    assert claims_of(f"{remark}\nGhee is clarified butter.") == ["Ghee is clarified butter."]
+
+
+@pytest.mark.parametrize("prefix", ["Therefore, the answer to the question is: ",
+                                    "Thus, the answer to the question of when the deck is renovated is: "])
+def test_the_answer_after_the_answer_to_the_question_is_the_claim(prefix):
+    assert claims_of(prefix + "the deck is renovated in 2027.") == ["the deck is renovated in 2027."]
+
+
+@pytest.mark.parametrize("answer", [
+    "Passage 2 provides step-by-step instructions for installing a NUC in the hive.",
+    "The second passage describes installing a NUC in the hive.",
+    "The author argues that a NUC is installed in the hive.",
+])
+def test_the_words_that_say_who_tells_a_fact_are_not_checked_as_the_fact(answer):
+    """'provides', 'step-by-step', 'instructions', 'second', 'author', 'argues' are not words the context must
+    hold: the fact is what the passage or the author tells."""
+    from rt4chart import audit
+    from rt4chart.core.types import Verdict
+
+    context = "passage 1: Bees need water.\n\npassage 2: Install the NUC in the hive at dawn, when bees are calm."
+    [claim] = audit(context, answer).claims
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+
+
+def test_who_tells_a_fact_leaves_the_fact_checked():
+    from rt4chart import audit
+    from rt4chart.core.types import Verdict
+
+    [claim] = audit("passage 1: Install the NUC in the hive at dawn.\n\npassage 2: Bees need water.",
+                    "Passage 1 provides instructions for painting the hive roof red.").claims
+    assert claim.verdict is Verdict.BASELESS and "painting" in claim.rationale
+
+
+@pytest.mark.parametrize("text, told", [
+    ("Passage 3 provides step-by-step instructions for installing a NUC.",
+     ["Passage 3 provides step-by-step instructions for"]),
+    ("The article concludes by questioning whether marriage lasts.", ["The article concludes by"]),
+    ("Nausea is common, although this is not mentioned in the passages provided.", []),  # about the context
+    ("The report said 40 people died.", ["The report said"]),
+    ("The bridge opened in 1998.", []),
+])
+def test_telling_spans_are_the_subject_and_verb_of_telling(text, told):
+    from rt4chart.text.passages import telling_spans
+
+    assert [text[a:b] for a, b in telling_spans(text)] == told

@@ -10,5 +10,7 @@ __version__ = "0.1.0"
 # acronym, or another spelling of the same name); 'Ph.D' is 'PhD'; 'added' and 'add' share a stem. 6: the
 # coverage step skips what the decomposer skips (a remark on the sources before a list's intro); a negation under
 # a condition ('if soap can't …', 'until no longer pink') or in 'not the only' flips nothing. 7: a physical quantity
-# given in another unit ('350°F (175°C)', '8 km' for '5 miles') restates the context's figure.
-METHOD_REVISION = 7
+# given in another unit ('350°F (175°C)', '8 km' for '5 miles') restates the context's figure. 8: words that only
+# say who tells a fact ('Passage 3 provides instructions for', 'The author argues that') are not checked as the fact;
+# remarks on answering the question ('The passages provide enough information to answer the question') are no claim.
+METHOD_REVISION = 8

@@ -27,7 +27,10 @@ _META = re.compile(
     r"|\b(?:hope (?:this|that) helps|let me know|feel free to)\b"
     r"|^\W*(?:here(?:'s| is| are)|below (?:is|are))\b[^.]*:\s*$"
     r"|\bI (?:cannot|can't|can not|am unable to|'m unable to|do not have)\b"
-    r"|\bunable to (?:answer|provide|determine|find)\b",
+    r"|\bunable to (?:answer|provide|determine|find)\b"
+    r"|\b(?:possible|able|enough information|sufficient information)\s+to\s+(?:\w+\s+)?"
+    r"(?:answer\b|provide\s+(?:an?\s+)?(?:\w+\s+)?answer\b)"                     # remarks on answering the question
+    r"|\b(?:the|this|my|a brief|a short) answer to (?:the|this|your) question\b(?:\s*\"[^\"]*\")?(?:(?!\bis\b).)*$",  # … unless 'is X'
     re.IGNORECASE,
 )
 
@@ -42,7 +45,9 @@ _META_PREFIX = re.compile(
     rf"(?:(?:we|I|you|one) can (?:understand|see|infer|conclude|tell|say|determine|learn) that\s+"
     rf"|it (?:is|can be) (?:clear|seen|inferred|understood|concluded) that\s+)?"
     rf"|(?:the |these |this )?(?:given |provided |above )?{_SOURCE}\s+(?:\w+ly\s+)?(?:states?|says?|mentions?|"
-    rf"indicates?|suggests?|notes?|explains?|shows?|reports?|confirms?|claims?|reveals?) that\s+)",
+    rf"indicates?|suggests?|notes?|explains?|shows?|reports?|confirms?|claims?|reveals?) that\s+"
+    rf"|(?:(?:therefore|thus|so|hence|in (?:conclusion|summary|short))\s*,?\s*)?the answer to (?:the|this|your) "
+    rf"question(?:\s*\"[^\"]*\"|\s*'[^']*'|\s+of\s+[^,:]*)?\s*(?:is|would be)\s*:?\s*)",
     re.IGNORECASE)
 # A heading or list label: "Essential Amino Acids:", "**Pros:**", "## Side effects", "Differences:"
 _HEADING = re.compile(r"^\W*(?:(?:\d{1,2}|[a-z])[.)]\s+)?(?:#{1,6}\s+[^.!?]*|[^.!?:]{1,80}:\W*)$", re.IGNORECASE)

@@ -1,6 +1,7 @@
 """Passages inside a context and what an answer says about them: where each context sentence's passage is
-("passage 2: …" headers), which passages a claim cites, and which claims are statements about the context
-("… is not mentioned in the passages")."""
+("passage 2: …" headers), which passages a claim cites, which claims are statements about the context
+("… is not mentioned in the passages"), and which words of a claim only say where its fact is told ("Passage 3
+provides instructions for …", "The author argues that …")."""
 from __future__ import annotations
 
 import re
@@ -49,3 +50,33 @@ def cited_passages(text: str) -> set[int]:
         cited.add(int(m.group(1)))
         cited.update(int(n) for n in re.findall(r"\d{1,3}", m.group(2) or ""))
     return cited
+
+
+_SUBJECT = (r"(?:(?:the|this|that|these|each|both|other|all|none\s+of\s+the|first|second|third|fourth|fifth|last|"
+            r"final|latter|former|news)\s+)*(?:passages?|documents?|sources?|articles?|texts?|context|authors?|"
+            r"writers?|reports?|stor(?:y|ies)|op-eds?|editorials?|essays?|columns?|columnists?)"
+            r"(?:\s+\d{1,3}(?:\s*(?:,|and|&)\s*\d{1,3})*)?")
+_TELLS = (r"(?:provides?|mentions?|highlights?|describes?|explains?|offers?|gives?|discuss(?:es)?|suggests?|lists?|"
+          r"focus(?:es)?\s+on|talks?\s+about|states?|notes?|presents?|outlines?|recommends?|emphasi[sz]es|adds?|"
+          r"includes?|says?|said|indicates?|shows?|covers?|address(?:es)?|details|specifies|reports?|claims?|confirms?|"
+          r"reveals?|advises?|argues?|concludes?|shares?|points?\s+out|compares?|questions|touches\s+on|"
+          r"delves\s+into|sheds\s+light\s+on|(?:mention|highlight|describ|explain|offer|discuss|suggest|list|"
+          r"focus|stat|not|present|outlin|recommend|emphasiz|emphasis|add|includ|sa|indicat|show|cover|address|"
+          r"detail|specifi|report|claim|confirm|reveal|advis|argu|conclud|shar|compar|question)ed)")
+_DESCRIBING = (r"(?:\s+(?:an?|the|some|more|most|specific|detailed|additional|similar|general|further|step-by-step|"
+               r"personal|brief|clear|useful|several|various|key|another|alternative|different|first|second|third|"
+               r"fourth|practical|helpful|relevant|concise|comprehensive|thorough))*\s+(?:instructions?|information|"
+               r"details?|tips?|steps?|overview|description|explanation|examples?|guidance|advice|testimonial|"
+               r"endorsement|account|methods?|ways?|suggestions?|recommendations?|insights?|options?)"
+               r"(?:\s+(?:for|on|about|of|to|regarding|into))?")
+_REMARK = re.compile(rf"\b{_SUBJECT}(?:\s+\w+ly)?(?:\s+also)?\s+{_TELLS}\b(?:\s+that\b|\s+by\b|{_DESCRIBING}\b)?", re.I)
+_PLACE_BEFORE = re.compile(r"\b(?:in|from|of|by|on|within|across|to|into|than|at)\s+$", re.I)
+
+
+def telling_spans(text: str) -> list[tuple[int, int]]:
+    """Character ranges of `text` that only say who tells its fact: a passage, article or author as the subject of
+    a verb of telling, with 'that' or what kind of telling it is ("Passage 3 provides step-by-step instructions
+    for", "The author argues that", "The second passage mentions"). The fact is what remains; the passage it
+    cites is still checked (`cited_passages`). Not after a preposition: "… is not mentioned in the passages
+    provided" is a statement about the context, not a remark of this kind."""
+    return [(m.start(), m.end()) for m in _REMARK.finditer(text) if not _PLACE_BEFORE.search(text[:m.start()])]

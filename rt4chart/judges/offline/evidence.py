@@ -9,6 +9,7 @@ from typing import Sequence
 from rt4chart.core.types import Claim, Span
 from rt4chart.text.lexicon import Token, number_key, tokenize
 from rt4chart.text.measures import Measure, measures, restated
+from rt4chart.text.passages import telling_spans
 
 
 class EvidencePool:
@@ -44,14 +45,24 @@ class EvidencePool:
 
 
 def claim_tokens(claim: Claim, answer: str) -> list[Token]:
-    """Tokens of the claim's answer spans, with offsets into the answer (a fresh list; the tokens are frozen and
-    shared: each claim is tokenized once, not once per window and step)."""
+    """Tokens of the claim's answer spans that state its fact, with offsets into the answer: words that only say
+    who tells it ("Passage 3 provides instructions for", "The author argues that") are left out
+    (`text.passages.telling_spans`). A fresh list; the tokens are frozen and shared: each claim is tokenized once,
+    not once per window and step."""
     return list(_span_tokens(tuple((span.start, answer[span.start:span.end]) for span in claim.spans)))
 
 
 @lru_cache(maxsize=512)
 def _span_tokens(pieces: tuple[tuple[int, str], ...]) -> tuple[Token, ...]:
-    return tuple(replace(t, start=t.start + start, end=t.end + start) for start, text in pieces for t in tokenize(text))
+    return tuple(replace(t, start=t.start + start, end=t.end + start) for start, text in pieces
+                 for t in _fact_tokens(text))
+
+
+def _fact_tokens(text: str) -> list[Token]:
+    telling = telling_spans(text)
+    tokens = tokenize(text)
+    kept = [t for t in tokens if not any(a <= t.start < b for a, b in telling)]
+    return kept or tokens  # a claim that is all telling ('The article says so') keeps its words
 
 
 def with_unit(number: Token, tokens: list[Token]) -> Span:
