@@ -55,6 +55,23 @@ def test_a_claim_that_cites_another_passage_than_the_one_that_says_it_is_contrad
     assert right.verdict.value == "entailed"
 
 
+def test_a_claim_that_cites_a_passage_the_context_lacks_is_contradicted_however_short():
+    context = "passage 1: Dizziness is common.\npassage 2: Rinse glasses at once."
+    claim = only_claim(audit(context, "Dizziness is common (passage 5)."))
+    assert claim.verdict.value == "contradicted" and "there is no passage 5" in claim.rationale
+
+
+def test_two_words_are_too_few_to_tell_which_passage_says_them():
+    """'Passage 3 provides step-by-step instructions for installing a NUC': once the words about the passage are
+    set aside, 'installing' and 'NUC' are all there is; passage 1 holding both is no proof that passage 3 does not
+    say it ('get the NUC to your apiary')."""
+    context = ("passage 1: This is the first hive after we installed the bees from the nuc.\n"
+               "passage 2: Add the inner cover and sugar syrup.\n"
+               "passage 3: Step by step: as soon as you get the NUC to your apiary, place it where the hive will be.")
+    claim = only_claim(audit(context, "Passage 3 provides step-by-step instructions for installing a NUC."))
+    assert claim.verdict.value != "contradicted", claim.rationale
+
+
 def test_every_claim_and_answer_has_a_score_and_the_default_threshold_is_the_verdicts():
     report = audit(BRIDGE, "The bridge opened in 1998. It is 1,340 metres long.")
     scores = {c.claim.text: c.score for c in report.claims}

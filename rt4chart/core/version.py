@@ -12,5 +12,6 @@ __version__ = "0.1.0"
 # a condition ('if soap can't …', 'until no longer pink') or in 'not the only' flips nothing. 7: a physical quantity
 # given in another unit ('350°F (175°C)', '8 km' for '5 miles') restates the context's figure. 8: words that only
 # say who tells a fact ('Passage 3 provides instructions for', 'The author argues that') are not checked as the fact;
-# remarks on answering the question ('The passages provide enough information to answer the question') are no claim.
+# remarks on answering the question ('The passages provide enough information to answer the question') are no claim;
+# a cited passage that exists is judged wrong only on three content words or more.
 METHOD_REVISION = 8

@@ -48,9 +48,14 @@ def _slot_words(tokens: list[Token], judgement: Judgement, audit: AuditInput) ->
     return [t for t in content if id(t) not in dropped], slot
 
 
+_CITATION_WORDS = 3
+
+
 def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
                     margin: float) -> tuple[Judgement, float]:
-    """A supported claim that names its passage ('as mentioned in passage 2') but is said by another one."""
+    """A supported claim that names its passage ('as mentioned in passage 2') but is said by another one, or names a
+    passage the context does not have. Between passages that exist it takes three content words besides words
+    about the passages."""
     cited = cited_passages(claim.text)
     if not cited or not judgement.supporting:
         return judgement, margin
@@ -58,8 +63,10 @@ def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
     if passages is None:
         return judgement, margin
     index = audit.index
-    content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
+    content = [t for t in claim_tokens(claim, audit.answer) if t.is_content and t.lower not in META_WORDS]
     in_cited = [i for i, n in enumerate(passages) if n in cited]
+    if in_cited and len(content) < _CITATION_WORDS:
+        return judgement, margin  # 'installing a NUC': too few words to tell one passage's cover from another's
     best = max((weighted_cover(index, content, index.stems[i]) for i in in_cited), default=0.0)
     there = weighted_cover(index, content, index.stems[judgement.supporting[0]])
     where = passages[judgement.supporting[0]]
