@@ -68,6 +68,7 @@ if go.button("Audit", type="primary"):
             inputs["report"] = audit(inputs["context"], inputs["answer"], inputs["question"] or None,
                                      judge=current_judge(), config=state.audit_config(),
                                      progress=lambda step, fraction: bar.progress(fraction, text=step.capitalize()))
+            inputs["made_with"] = state.verdict_settings()  # to say when the sidebar no longer matches it
             inputs["scroll"] = True  # the new result is brought into view once drawn (an error stays in sight)
         except (JudgeConfigError, InputError, ValueError) as exc:
             notice("error", exc)
@@ -81,6 +82,9 @@ if inputs.get("report") is not None:
                                                               inputs["question"] or ""):
         notice("warning", "The result below is for the texts as they were when you pressed Audit; they have "
                           "changed since. Press Audit to check the texts above.")
+    if changed := state.changed_since(inputs.get("made_with") or state.verdict_settings()):
+        notice("warning", "The result below was made with other settings (" + "; ".join(changed) + "). Press "
+                          "Audit to check the texts with the settings chosen now.")
     show_report(inputs["report"], key="audit.view")
     if inputs.pop("scroll", False):
         scroll_into_view(".rt4-banner")

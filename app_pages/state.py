@@ -87,6 +87,35 @@ def audit_config() -> AuditConfig:
                        threshold=float(s["threshold"]) if s.get("custom_threshold") else None)
 
 
+# The settings that can change a verdict, with the words a page uses for them. The threshold is not one: it moves
+# the flags, and every banner counts by the threshold in force. The key and the endpoint's address are not shown.
+VERDICT_SETTINGS = {"judge": "judge", "checkpoint": "checkpoint", "model": "model", "base_url": "endpoint",
+                    "window_size": "window size", "window_stride": "window stride",
+                    "windows_per_claim": "windows per claim", "reflect": "self-reflection",
+                    "max_rounds": "reflection rounds"}
+_NOT_SHOWN = {"base_url"}
+
+
+def verdict_settings() -> dict[str, Any]:
+    """The session's settings that a result depends on (kept with a result to tell when it is stale)."""
+    s = settings()
+    return {k: s.get(k, DEFAULTS.get(k)) for k in VERDICT_SETTINGS}
+
+
+_JUDGE_OWN = {"checkpoint": ("model", "hybrid"), "model": ("openai",), "base_url": ("openai",),
+              "reflect": ("openai",), "max_rounds": ("openai",)}
+
+
+def changed_since(made_with: dict[str, Any]) -> list[str]:
+    """What changed in the verdict settings since a result was made ('judge: hybrid → offline', 'endpoint'); a
+    judge's own setting only where that judge made the result or would make the next one."""
+    now = verdict_settings()
+    judges = {made_with.get("judge"), now["judge"]}
+    return [VERDICT_SETTINGS[k] if k in _NOT_SHOWN else f"{VERDICT_SETTINGS[k]}: {made_with.get(k) or '—'} → "
+            f"{now[k] or '—'}" for k in VERDICT_SETTINGS
+            if made_with.get(k) != now[k] and (k not in _JUDGE_OWN or judges & set(_JUDGE_OWN[k]))]
+
+
 def audit_inputs() -> dict:
     """The single-audit page's texts (context, answer, question) and its last report."""
     if AUDIT not in st.session_state:

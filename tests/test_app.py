@@ -111,6 +111,20 @@ def test_a_result_whose_texts_changed_since_is_marked_out_of_date():
     assert "have changed since" in visible_text(at)  # the result on screen is for the texts as they were
 
 
+def test_a_result_from_another_judge_or_other_windows_is_marked_stale():
+    at = app()
+    at.sidebar.radio(key="w.judge").set_value("offline").run()
+    at = click(click(at, "Load an example"), "Audit")
+    assert "made with other settings" not in visible_text(at)
+    at.sidebar.radio(key="w.judge").set_value("hybrid").run()
+    assert "made with other settings (judge: offline → hybrid)" in visible_text(at)
+    at.sidebar.radio(key="w.judge").set_value("offline").run()
+    assert "made with other settings" not in visible_text(at)  # back to the settings that made it
+    at.session_state["rt4.settings"]["window_size"] = 3
+    at.run()
+    assert "window size: 8 → 3" in visible_text(at)
+
+
 def test_user_text_is_inert_everywhere_on_the_audit_page():
     at = app()
     question = "![x](http://127.0.0.1:9/beacon.gif) $x^2$ :red[alert] <b>bold</b>"
