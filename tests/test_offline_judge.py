@@ -237,3 +237,21 @@ def test_a_retired_experiment_is_accepted_off_and_refused_on(kind, option):
         JudgeSpec.make(kind, {option: True}).build()
     with pytest.raises(JudgeConfigError, match="unknown .* option.*no_such_option"):
         JudgeSpec.make(kind, {"no_such_option": 1}).build()
+
+
+def test_support_lists_only_the_sentences_the_verdict_used():
+    """Each listed supporting sentence gives a word of the claim that no sentence before it gives: a sentence that
+    only repeats 'work' after the one that says all of it is not support (it was listed, and the one that said
+    'state' was not: 'state' was a stopword)."""
+    context = ("Technicians in Alaska work the longest hours. Overtime depends on the state in which they work. "
+               "Many mechanics work at night.")
+    claim = audit(context, "Overtime depends on the state in which they work.").claims[0]
+    assert claim.verdict is Verdict.ENTAILED
+    assert [e.text for e in claim.evidence] == ["Overtime depends on the state in which they work."]
+
+
+def test_each_supporting_sentence_adds_a_word_of_the_claim():
+    context = "The bridge opened in 1998. It carries four lanes. The bridge is painted red."
+    claim = audit(context, "The bridge opened in 1998 and carries four lanes.").claims[0]
+    assert claim.verdict is Verdict.ENTAILED
+    assert sorted(e.text for e in claim.evidence) == ["It carries four lanes.", "The bridge opened in 1998."]

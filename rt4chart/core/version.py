@@ -13,5 +13,7 @@ __version__ = "0.1.0"
 # given in another unit ('350°F (175°C)', '8 km' for '5 miles') restates the context's figure. 8: words that only
 # say who tells a fact ('Passage 3 provides instructions for', 'The author argues that') are not checked as the fact;
 # remarks on answering the question ('The passages provide enough information to answer the question') are no claim;
-# a cited passage that exists is judged wrong only on three content words or more.
-METHOD_REVISION = 8
+# a claim of fewer than three content words is said by another passage only when the one it cites holds none of
+# them. 9: 'state' and 'states' are content words ('the state in which they work'); an entailed claim lists as
+# support only the sentences that give one of its words no sentence before them gives.
+METHOD_REVISION = 9

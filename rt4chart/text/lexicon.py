@@ -32,7 +32,7 @@ some such than that the their theirs them themselves then there these they this 
 under until up very was we were what when where which while who whom why will with would you your
 yours yourself yourselves s t d ll m re ve may might must shall upon per via etc one within among
 according based include includes including overall however therefore thus also well like made make
-mentioned provided given stated states state says said say described mention mentions passage passages
+mentioned provided given stated says said say described mention mentions passage passages
 information text article context answer question summary report reports reported yes yeah indeed
 additionally furthermore moreover finally ultimately overall particularly specifically generally notably
 please note instance example lsquo rsquo ldquo rdquo quot amp nbsp mdash ndash hellip

@@ -54,8 +54,8 @@ _CITATION_WORDS = 3
 def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
                     margin: float) -> tuple[Judgement, float]:
     """A supported claim that names its passage ('as mentioned in passage 2') but is said by another one, or names a
-    passage the context does not have. Between passages that exist it takes three content words besides words
-    about the passages."""
+    passage the context does not have. A claim of fewer than three content words (besides words about the passages)
+    is said by another passage only when the cited one holds none of them."""
     cited = cited_passages(claim.text)
     if not cited or not judgement.supporting:
         return judgement, margin
@@ -65,9 +65,9 @@ def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
     index = audit.index
     content = [t for t in claim_tokens(claim, audit.answer) if t.is_content and t.lower not in META_WORDS]
     in_cited = [i for i, n in enumerate(passages) if n in cited]
-    if in_cited and len(content) < _CITATION_WORDS:
-        return judgement, margin  # 'installing a NUC': too few words to tell one passage's cover from another's
     best = max((weighted_cover(index, content, index.stems[i]) for i in in_cited), default=0.0)
+    if best > 0 and len(content) < _CITATION_WORDS:
+        return judgement, margin  # 'installing a NUC' where passage 3 has 'NUC': too few words to tell covers apart
     there = weighted_cover(index, content, index.stems[judgement.supporting[0]])
     where = passages[judgement.supporting[0]]
     if where in cited or there < 0.7 or best >= 0.6 or there - best < 0.25:

@@ -213,7 +213,7 @@ class OfflineJudge(Judge):
                              rationale="no single context sentence relates " + ", ".join(f"'{t.text}'" for t in scattered[:5]),
                              unsupported=self._spans(scattered, tokens, claim, audit.answer), rule="scattered",
                              signals=signals), 0.25
-        return Judgement(Verdict.ENTAILED, supporting=evidence, unsupported=spans,
+        return Judgement(Verdict.ENTAILED, supporting=_supplying(content, evidence, index, cfg.prefix_match), unsupported=spans,
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence", rule="found",
                          signals=signals), min(margin, -1e-6)
 
@@ -357,6 +357,21 @@ def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence
     ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
     mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
     return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+
+
+def _supplying(content: list[Token], evidence: list[int], index, prefix: int) -> list[int]:
+    """The evidence sentences the verdict used, in rank order: each supplies a content word of the claim that no
+    sentence before it does (a sentence that only repeats 'work' after one that said 'the state in which they
+    work' is not listed). The top one stays when none supplies anything."""
+    used: list[int] = []
+    found: set[int] = set()
+    for i in evidence:
+        pool = EvidencePool(index, [i], [], prefix)
+        new = {k for k, t in enumerate(content) if k not in found and pool.supports(t)}
+        if new:
+            used.append(i)
+            found |= new
+    return used or evidence[:1]
 
 
 def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:
