@@ -30,7 +30,7 @@ _META = re.compile(
     r"|\bunable to (?:answer|provide|determine|find)\b"
     r"|\b(?:possible|able|enough information|sufficient information)\s+to\s+(?:\w+\s+)?"
     r"(?:answer\b|provide\s+(?:an?\s+)?(?:\w+\s+)?answer\b)"                     # remarks on answering the question
-    r"|\b(?:the|this|my|a brief|a short) answer to (?:the|this|your) question\b(?:\s*\"[^\"]*\")?(?:(?!\bis\b).)*$",  # … unless 'is X'
+    r"|\b(?:the|this|my|a brief|a short) answer to (?:the|this|your) question\b(?:\s*\"[^\"]{0,300}\")?(?:(?!\bis\b).){0,300}$",  # … unless 'is X'
     re.IGNORECASE,
 )
 

@@ -53,7 +53,7 @@ def cited_passages(text: str) -> set[int]:
 
 
 _SUBJECT = (r"(?:(?:the|this|that|these|each|both|other|all|none\s+of\s+the|first|second|third|fourth|fifth|last|"
-            r"final|latter|former|news)\s+)*(?:passages?|documents?|sources?|articles?|texts?|context|authors?|"
+            r"final|latter|former|news)\s+){0,3}(?:passages?|documents?|sources?|articles?|texts?|context|authors?|"
             r"writers?|reports?|stor(?:y|ies)|op-eds?|editorials?|essays?|columns?|columnists?)"
             r"(?:\s+\d{1,3}(?:\s*(?:,|and|&)\s*\d{1,3})*)?")
 _TELLS = (r"(?:provides?|mentions?|highlights?|describes?|explains?|offers?|gives?|discuss(?:es)?|suggests?|lists?|"
@@ -65,7 +65,7 @@ _TELLS = (r"(?:provides?|mentions?|highlights?|describes?|explains?|offers?|give
           r"detail|specifi|report|claim|confirm|reveal|advis|argu|conclud|shar|compar|question)ed)")
 _DESCRIBING = (r"(?:\s+(?:an?|the|some|more|most|specific|detailed|additional|similar|general|further|step-by-step|"
                r"personal|brief|clear|useful|several|various|key|another|alternative|different|first|second|third|"
-               r"fourth|practical|helpful|relevant|concise|comprehensive|thorough))*\s+(?:instructions?|information|"
+               r"fourth|practical|helpful|relevant|concise|comprehensive|thorough)){0,4}\s+(?:instructions?|information|"
                r"details?|tips?|steps?|overview|description|explanation|examples?|guidance|advice|testimonial|"
                r"endorsement|account|methods?|ways?|suggestions?|recommendations?|insights?|options?)"
                r"(?:\s+(?:for|on|about|of|to|regarding|into))?")
@@ -79,4 +79,5 @@ def telling_spans(text: str) -> list[tuple[int, int]]:
     for", "The author argues that", "The second passage mentions"). The fact is what remains; the passage it
     cites is still checked (`cited_passages`). Not after a preposition: "… is not mentioned in the passages
     provided" is a statement about the context, not a remark of this kind."""
-    return [(m.start(), m.end()) for m in _REMARK.finditer(text) if not _PLACE_BEFORE.search(text[:m.start()])]
+    return [(m.start(), m.end()) for m in _REMARK.finditer(text)
+            if not _PLACE_BEFORE.search(text, max(0, m.start() - 12), m.start())]  # a bounded look back: linear
