@@ -166,3 +166,18 @@ def test_a_count_says_its_noun_in_the_right_number(count, noun, said):
     from rt4chart.core.counted import counted
 
     assert counted(count, noun) == said
+
+
+@pytest.mark.parametrize("text, sentences", [
+    ("Preheat the oven to 350 F. Bake the brats for 30 minutes.",
+     ["Preheat the oven to 350 F.", "Bake the brats for 30 minutes."]),
+    ("Preheat the oven to 425° F. In a shallow bowl, combine flour.",
+     ["Preheat the oven to 425° F.", "In a shallow bowl, combine flour."]),
+    ("The wall is 3 m. It is tall.", ["The wall is 3 m.", "It is tall."]),
+    ("He met F. Scott Fitzgerald in 1925. They talked.", ["He met F. Scott Fitzgerald in 1925.", "They talked."]),
+    ("Meet at 5 p.m. sharp in the hall.", ["Meet at 5 p.m. sharp in the hall."]),
+])
+def test_a_one_letter_unit_after_a_number_ends_its_sentence(text, sentences):
+    """Punkt takes 'F.' for an initial ('F. Scott'); after a number it is a unit, and a capital after it starts a
+    new sentence, so evidence is one sentence, not two."""
+    assert [s.text for s in split_sentences(text)] == sentences

@@ -15,5 +15,6 @@ __version__ = "0.1.0"
 # remarks on answering the question ('The passages provide enough information to answer the question') are no claim;
 # a claim of fewer than three content words is said by another passage only when the one it cites holds none of
 # them. 9: 'state' and 'states' are content words ('the state in which they work'); an entailed claim lists as
-# support only the sentences that give one of its words no sentence before them gives.
-METHOD_REVISION = 9
+# support only the sentences that give one of its words no sentence before them gives. 10: a one-letter unit after a
+# number ends its sentence when a capital follows ('350 F. Bake' is two sentences).
+METHOD_REVISION = 10

@@ -5,7 +5,9 @@ otherwise a Punkt tokenizer with a built-in abbreviation list (no training data,
 Lines are segmented separately, so bullets and hard line breaks always end a sentence, and a long
 line is segmented in bounded pieces (Punkt's regular expressions have a time limit, and a 20 MB line
 would exceed it): each piece keeps all its sentences but the last, which starts the next piece, so the
-sentences are the ones a single pass would find.
+sentences are the ones a single pass would find. Two cuts follow Punkt's: sentences glued without a space
+("century.First") and a one-letter unit after a number before a capital ("350 F. Bake"), which Punkt reads as an
+initial.
 """
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ _HAS_WORD = re.compile(r"\w")
 # ("J.R.R.Tolkien"), "U.S.Army", "St.Louis" and "e.g.The" stay whole (decimals have no capital after them).
 _GLUED = re.compile(r"[.!?][\"”’)\]]?(?=[A-Z][a-z])")
 _WORD_BEFORE = re.compile(r"[\w.]*[\"”’)\]]?$")
+# A one-letter unit after a number ends its sentence when a capitalised word follows ('350 F. Bake', '3 m. It'):
+# Punkt takes the letter for an initial ('F. Scott'), which a number never stands before.
+_UNIT_END = re.compile(r"(?<=\d)\s?°?\s?[FCKm]\.(?=\s+[A-Z])")
 PIECE_CHARS = 20_000
 
 
@@ -74,7 +79,7 @@ def split_sentences(text: str) -> list[Sentence]:
         body = text[body_start:line.end()]
         if not _HAS_WORD.search(body):
             continue
-        for s, e in _unglued(body, _bounded_spans(tokenizer, body)):
+        for s, e in _unit_ends(body, _unglued(body, _bounded_spans(tokenizer, body))):
             start, end = _trim(text, body_start + s, body_start + e)
             if end > start and _HAS_WORD.search(text[start:end]):
                 sentences.append(Sentence(index=len(sentences), start=start, end=end, text=text[start:end]))
@@ -90,6 +95,15 @@ def _unglued(body: str, spans):
             end = word[-2:]
             if len(end) < 2 or not end.isalnum() or end != end.lower() or "." in word or word.lower() in ABBREVIATIONS:
                 continue
+            yield s, match.end()
+            s = match.end()
+        yield s, e
+
+
+def _unit_ends(body: str, spans):
+    """Each span cut again after a one-letter unit that ends a sentence (see _UNIT_END)."""
+    for s, e in spans:
+        for match in _UNIT_END.finditer(body, s, e):
             yield s, match.end()
             s = match.end()
         yield s, e
