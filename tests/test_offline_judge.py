@@ -45,8 +45,11 @@ def test_numbers_are_compared_by_value_not_by_spelling():
     ("Two thirds of the members voted for the merger.", "About 67% of the members voted for the merger."),
     ("One in four adults in the town smokes, the survey found.", "25% of adults in the town smoke, the survey found."),
     ("A quarter of the staff were laid off in May.", "25 per cent of the staff were laid off in May."),
+    ("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 350°F (175°C) for about 30 minutes."),
+    ("Reheat leftovers to 165 °F for 15 seconds.", "Reheat leftovers to 74°C for 15 seconds."),
+    ("The trail runs 5 miles along the ridge.", "The trail runs 8 km along the ridge."),
 ])
-def test_a_duration_or_share_given_in_other_words_is_the_same_figure(context, answer):
+def test_a_duration_share_or_quantity_given_in_other_words_is_the_same_figure(context, answer):
     claim = audit(context, answer).claims[0]
     assert claim.verdict is Verdict.ENTAILED, claim.rationale
     assert claim.evidence[0].text == context
@@ -56,25 +59,11 @@ def test_a_duration_or_share_given_in_other_words_is_the_same_figure(context, an
     ("Visitors doubled in the first six months, the city said.", "Visitors doubled in the first 12 months."),
     ("The works took a year and a half.", "The works took 14 months."),
     ("Two thirds of the members voted for the merger.", "About 30% of the members voted for the merger."),
+    ("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 120°C for about 30 minutes."),
 ])
-def test_a_different_duration_or_share_is_still_a_different_figure(context, answer):
+def test_a_different_duration_share_or_quantity_is_still_a_different_figure(context, answer):
     claim = audit(context, answer).claims[0]
     assert claim.verdict is Verdict.CONTRADICTED and "different figure" in claim.rationale
-
-
-@pytest.mark.parametrize("context, answer", [
-    ("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 350°F (175°C) for about 30 minutes."),
-    ("Reheat leftovers to 165 °F for 15 seconds.", "Reheat leftovers to 74°C for 15 seconds."),
-    ("The trail runs 5 miles along the ridge.", "The trail runs 8 km along the ridge."),
-])
-def test_a_physical_quantity_given_in_other_units_is_the_same_figure(context, answer):
-    claim = audit(context, answer).claims[0]
-    assert claim.verdict is Verdict.ENTAILED, claim.rationale
-
-
-def test_a_wrong_conversion_is_still_a_different_figure():
-    claim = audit("Bake the bratwurst at 350°F for about 30 minutes.", "Bake the bratwurst at 120°C for about 30 minutes.").claims[0]
-    assert claim.verdict is not Verdict.ENTAILED and "120" in claim.rationale
 
 
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():

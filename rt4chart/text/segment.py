@@ -79,34 +79,33 @@ def split_sentences(text: str) -> list[Sentence]:
         body = text[body_start:line.end()]
         if not _HAS_WORD.search(body):
             continue
-        for s, e in _unit_ends(body, _unglued(body, _bounded_spans(tokenizer, body))):
+        spans = _cut(body, _cut(body, _bounded_spans(tokenizer, body), _GLUED, _glued_end), _UNIT_END)
+        for s, e in spans:
             start, end = _trim(text, body_start + s, body_start + e)
             if end > start and _HAS_WORD.search(text[start:end]):
                 sentences.append(Sentence(index=len(sentences), start=start, end=end, text=text[start:end]))
     return sentences
 
 
-def _unglued(body: str, spans):
-    """Each span cut again where two sentences are glued together without a space (see _GLUED)."""
+def _cut(body: str, spans, pattern: re.Pattern, ends_sentence=None):
+    """Each span cut again after every match of `pattern` inside it (that `ends_sentence(body, start, match)`
+    accepts, where given; `start` is where the current piece begins)."""
     for s, e in spans:
-        for match in _GLUED.finditer(body, s, e):
-            before = _WORD_BEFORE.search(body, s, match.start())  # always matches (it may match nothing)
-            word = before.group().rstrip("\"”’)]") if before else ""
-            end = word[-2:]
-            if len(end) < 2 or not end.isalnum() or end != end.lower() or "." in word or word.lower() in ABBREVIATIONS:
-                continue
-            yield s, match.end()
-            s = match.end()
+        for match in pattern.finditer(body, s, e):
+            if ends_sentence is None or ends_sentence(body, s, match):
+                yield s, match.end()
+                s = match.end()
         yield s, e
 
 
-def _unit_ends(body: str, spans):
-    """Each span cut again after a one-letter unit that ends a sentence (see _UNIT_END)."""
-    for s, e in spans:
-        for match in _UNIT_END.finditer(body, s, e):
-            yield s, match.end()
-            s = match.end()
-        yield s, e
+def _glued_end(body: str, start: int, match: re.Match) -> bool:
+    """Whether a _GLUED match ends a sentence: the word before it is at least two lower-case letters or digits
+    and no abbreviation."""
+    before = _WORD_BEFORE.search(body, start, match.start())  # always matches (it may match nothing)
+    word = before.group().rstrip("\"”’)]") if before else ""
+    end = word[-2:]
+    return not (len(end) < 2 or not end.isalnum() or end != end.lower() or "." in word
+                or word.lower() in ABBREVIATIONS)
 
 
 def _bounded_spans(tokenizer, body: str):
