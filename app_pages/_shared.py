@@ -230,9 +230,9 @@ def show_report(report: AuditReport, key: str) -> None:
     st.caption(coverage_text(report))
     c1, c2 = st.columns(2)
     c1.download_button("Download JSON report", report.to_json(indent=2), file_name="rt4chart-report.json",
-                       mime="application/json", key=f"{key}.json")
+                       mime="application/json", key=f"{key}.json", on_click="ignore")
     c2.download_button("Download HTML report", report_html(report), file_name="rt4chart-report.html",
-                       mime="text/html", key=f"{key}.html")
+                       mime="text/html", key=f"{key}.html", on_click="ignore")
 
 
 def _claim_detail(report: AuditReport, claim_id: int) -> None:

@@ -294,15 +294,17 @@ if view.empty:
 texts = res.texts if full else None
 shown = set(view["id"].astype(str))
 title = f"rt4chart batch audit — {ds.name}" + (f" ({len(view)} of {len(df)} rows)" if len(view) != len(df) else "")
-# the files are made when a button is clicked (on another thread), not on every rerun of the page
+# the files are made when a button is clicked (on another thread), not on every rerun of the page; a click
+# never reruns the page: the rerun's start empties the queue that carries the file back (the button then
+# spun for 3 minutes and gave nothing: Streamlit 1.67 keeps no backend_operation_response when it clears)
 d1.download_button("Download CSV", lambda: to_csv(export_rows(view, texts)), file_name="rt4chart-batch.csv",
-                   mime="text/csv", disabled=view.empty)
+                   mime="text/csv", disabled=view.empty, on_click="ignore")
 d2.download_button("Download JSONL", lambda: to_jsonl(export_rows(view, texts)), file_name="rt4chart-batch.jsonl",
-                   mime="application/json", disabled=view.empty)
+                   mime="application/json", disabled=view.empty, on_click="ignore")
 d3.download_button("Download HTML report", lambda: batch_report_html(
     [r for r in res.rows if str(r["id"]) in shown], res.reports, res.mapping.get("groups", []), gold,
     res.mapping.get("gold_spans"), res.answers, res.manifest, title=title),
-    file_name="rt4chart-batch-report.html", mime="text/html", disabled=view.empty)
+    file_name="rt4chart-batch-report.html", mime="text/html", disabled=view.empty, on_click="ignore")
 
 ids = [str(i) for i in view["id"] if str(i) in res.reports]
 if ids:

@@ -112,5 +112,5 @@ if report is not None:
                f"{report.cost.tokens:,} tokens · {report.elapsed_s:.1f} s · parallel "
                f"phase {report.parallel_wall_s:.1f} s instead of ~{report.sequential_estimate_s:.1f} s sequentially")
     d1, d2 = st.columns(2)
-    d1.download_button("Download Markdown", report.to_markdown(), file_name="rt4chart-insights.md")
-    d2.download_button("Download JSON", report.model_dump_json(indent=2), file_name="rt4chart-insights.json")
+    d1.download_button("Download Markdown", report.to_markdown(), file_name="rt4chart-insights.md", on_click="ignore")
+    d2.download_button("Download JSON", report.model_dump_json(indent=2), file_name="rt4chart-insights.json", on_click="ignore")

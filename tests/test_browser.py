@@ -26,6 +26,7 @@ if not os.path.exists(CHROMIUM):
 HOSTILE = 'The bridge is <img src=x onerror="window.__xss=1"> red <script>window.__xss=2</script>.'
 SHOTS = ROOT / "tests" / "output" / "screenshots"  # ignored by git; the docs image only on request
 REFRESH_DOCS = os.environ.get("RT4CHART_REFRESH_DOCS") == "1"
+SERVER_LOG = ROOT / "tests" / "output" / "streamlit-server.log"  # ignored by git, like the screenshots
 
 
 @pytest.fixture(scope="module")
@@ -35,11 +36,13 @@ def app_server(tmp_path_factory):
     env = dict(os.environ, RT4CHART_CACHE_DIR=str(tmp_path_factory.mktemp("cache")), RT4CHART_DATA_DIR=str(data))
     env.pop("RT4CHART_DB", None)
     env.pop("OPENAI_API_KEY", None)
+    SERVER_LOG.parent.mkdir(parents=True, exist_ok=True)
+    log = SERVER_LOG.open("wb")  # the server's own words, read back by a test that fails on the server's side
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
                              "--server.headless", "true", "--server.address", "127.0.0.1",
                              "--server.port", str(port), "--browser.gatherUsageStats", "false",
                              "--server.fileWatcherType", "none"],
-                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     deadline = time.time() + 60
     while time.time() < deadline:
@@ -57,6 +60,7 @@ def app_server(tmp_path_factory):
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
+    log.close()
 
 
 class Opened:
@@ -65,6 +69,7 @@ class Opened:
     def __init__(self):
         self.dialogs: list[str] = []
         self.requests: list[str] = []
+        self.console: list[str] = []
 
     def off_machine(self) -> list[str]:
         hosts = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
@@ -88,6 +93,7 @@ def opened_page(url: str, height: int = 900, width: int = 1400, downloads: bool 
             page = browser.new_page(viewport={"width": width, "height": height}, accept_downloads=downloads)
             page.on("dialog", lambda d: (seen.dialogs.append(d.message), d.dismiss()))
             page.on("request", lambda r: seen.requests.append(r.url))
+            page.on("console", lambda m: seen.console.append(f"{m.type}: {m.text}"))
             page.goto(url, timeout=60_000)
             page.seen = seen
             yield page, seen.dialogs
@@ -195,7 +201,12 @@ def downloaded_text(page, button: str = "Download CSV", tries: int = 3) -> str:
             return once()
         except PlaywrightTimeout:
             pass
-    return once()  # the last click's timeout is the test's failure
+    try:
+        return once()  # the last click's timeout is the test's failure
+    except PlaywrightTimeout as exc:
+        server = SERVER_LOG.read_text(errors="replace")[-3000:] if SERVER_LOG.exists() else ""
+        raise AssertionError(f"no download from {button!r}; the browser said: {page.seen.console[-15:]}; "
+                             f"the server said: {server}") from exc
 
 
 def combobox(page, label: str):
