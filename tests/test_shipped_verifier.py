@@ -80,6 +80,54 @@ def test_a_correct_paraphrase_of_a_figure_is_entailed(hybrid):
     assert claim.evidence[0].text == "Visitors doubled in the first six months, the city said."
 
 
+COURT = ("On 3 March the regional court dismissed the lawsuit brought by the tenants' association against Hallmark "
+         "Properties. The judge ruled that the rent increases of 2022 complied with the local housing code. The "
+         "association had argued that the landlord failed to carry out required repairs. The court did not rule on the "
+         "repair complaints, which will be heard in a separate case in the autumn.")
+
+
+@pytest.mark.parametrize("answer", [
+    "The lawsuit was dismissed on 3 March.",
+    "The board proposed a dividend of 1.10 dollars per share.",
+])
+def test_the_question_takes_no_support_from_a_claim_one_sentence_says(hybrid, answer):
+    """#38: filling in the optional question must not turn a supported claim baseless. With the question before it,
+    v1 reads these claims at P(entailed) 0.01 against their own sentence; one sentence holds every word of each, so
+    they are read against it alone, without the question."""
+    context = COURT + " The board proposed a dividend of 1.10 dollars per share."
+    question = "When was the lawsuit dismissed?" if "lawsuit" in answer else "What dividend did the board propose?"
+    without = audit(context, answer, judge=hybrid).claims[0]
+    claim = audit(context, answer, question=question, judge=hybrid).claims[0]
+    assert without.verdict.value == claim.verdict.value == "entailed"
+    assert claim.evidence[0].text.startswith(("On 3 March", "The board proposed"))
+
+
+@pytest.mark.parametrize("context, claim, held", [
+    ("The lawsuit was filed in May. On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 3 March.", 1),
+    ("Boston College is located in Chestnut Hill. Stanford University is in California.",
+     "Stanford University is located in Chestnut Hill.", None),  # its words in two sentences
+    ("On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 4 March.", None),  # not found
+])
+def test_the_one_sentence_reading_is_for_claims_one_sentence_holds_word_for_word(context, claim, held):
+    from rt4chart.auditing.pipeline import prepare
+    from rt4chart.core.cost import Cost
+    from rt4chart.judges.offline.judge import OfflineJudge
+
+    judge, seen = OfflineJudge(), prepare(context, claim, "When?")
+    claims = judge.decompose(seen, Cost())
+    found = judge.verify_global(claims, {}, seen, Cost())
+    assert judge.holding_sentence(claims[0], found[claims[0].id], seen) == held
+
+
+def test_a_bare_name_is_still_read_beside_its_question(hybrid):
+    """'The Simpsons.' says nothing without its question, though one sentence holds it: the one-sentence reading is
+    for claims of six words or more, so the wrong show stays flagged (read alone, v1 entails it at 0.85)."""
+    context = ("Matt Groening created The Simpsons in 1989. Futurama premiered in 1999 and was also created by Matt "
+               "Groening.")
+    report = audit(context, "The Simpsons.", question="Which Matt Groening show premiered in 1999?", judge=hybrid)
+    assert report.claims[0].verdict.is_hallucination
+
+
 def test_a_pairs_probabilities_do_not_depend_on_what_is_read_beside_it():
     """The int8 graph quantizes activations per run: read in one batch with longer pairs, a pair's probabilities
     moved (up to 0.11 on the dev files), so an audit depended on what else was audited or cached before it."""

@@ -16,5 +16,7 @@ __version__ = "0.1.0"
 # a claim of fewer than three content words is said by another passage only when the one it cites holds none of
 # them. 9: 'state' and 'states' are content words ('the state in which they work'); an entailed claim lists as
 # support only the sentences that give one of its words no sentence before them gives. 10: a one-letter unit after a
-# number ends its sentence when a capital follows ('350 F. Bake' is two sentences).
-METHOD_REVISION = 10
+# number ends its sentence when a capital follows ('350 F. Bake' is two sentences). 11: with a question, the hybrid
+# reads a claim of six words or more that one context sentence holds word for word against that sentence alone and
+# without the question ('The lawsuit was dismissed on 3 March.' was baseless beside 'When was the lawsuit dismissed?').
+METHOD_REVISION = 11

@@ -217,6 +217,15 @@ class OfflineJudge(Judge):
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence", rule="found",
                          signals=signals), min(margin, -1e-6)
 
+    def holding_sentence(self, claim: Claim, found: Judgement, audit: AuditInput) -> Optional[int]:
+        """The one context sentence that holds every content word and figure of the claim, when the word check
+        found the claim in the context (`found`) from that sentence alone; else None."""
+        if found.verdict is not Verdict.ENTAILED or found.rule != "found" or len(found.supporting) != 1:
+            return None
+        content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
+        pool = EvidencePool(audit.index, found.supporting, [], self.config.prefix_match)
+        return found.supporting[0] if content and all(pool.supports(t) for t in content) else None
+
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], mine: list[Measure]) -> list[Token]:
         """The claim's own content (beyond the question) that even its best-covering evidence sentence
