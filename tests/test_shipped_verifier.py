@@ -86,29 +86,39 @@ COURT = ("On 3 March the regional court dismissed the lawsuit brought by the ten
          "repair complaints, which will be heard in a separate case in the autumn.")
 
 
-@pytest.mark.parametrize("answer", [
-    "The lawsuit was dismissed on 3 March.",
-    "The board proposed a dividend of 1.10 dollars per share.",
+HARBOR = ("The Lindqvist Harbor Bridge opened to traffic on 14 May 1998. It is 1,240 metres long and carries four "
+          "lanes of road traffic and a separate cycle path. Construction took four years and cost 310 million euros. "
+          "The board proposed a dividend of 1.10 dollars per share.")
+
+
+@pytest.mark.parametrize("context, question, answer", [
+    (COURT, "When was the lawsuit dismissed?", "The lawsuit was dismissed on 3 March."),
+    (HARBOR, "When did the Lindqvist Harbor Bridge open and how long is it?",  # the walk's case (#38)
+     "The Lindqvist Harbor Bridge opened on 14 May 1998 and is 1,240 metres long."),
+    (HARBOR, "What dividend did the board propose?", "The board proposed a dividend of 1.10 dollars per share."),
 ])
-def test_the_question_takes_no_support_from_a_claim_one_sentence_says(hybrid, answer):
+def test_the_question_takes_no_support_from_a_claim_the_context_says(hybrid, context, question, answer):
     """#38: filling in the optional question must not turn a supported claim baseless. With the question before it,
-    v1 reads these claims at P(entailed) 0.01 against their own sentence; one sentence holds every word of each, so
-    they are read against it alone, without the question."""
-    context = COURT + " The board proposed a dividend of 1.10 dollars per share."
-    question = "When was the lawsuit dismissed?" if "lawsuit" in answer else "What dividend did the board propose?"
+    v1 reads such claims at P(entailed) 0.01 against the context; the sentences that hold every word of the claim (of
+    each of its predicates) are read alone, without the question."""
     without = audit(context, answer, judge=hybrid).claims[0]
     claim = audit(context, answer, question=question, judge=hybrid).claims[0]
     assert without.verdict.value == claim.verdict.value == "entailed"
-    assert claim.evidence[0].text.startswith(("On 3 March", "The board proposed"))
+    assert claim.evidence[0].text.startswith(("On 3 March", "The Lindqvist", "The board proposed"))
 
 
 @pytest.mark.parametrize("context, claim, held", [
-    ("The lawsuit was filed in May. On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 3 March.", 1),
+    ("The lawsuit was filed in May. On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 3 March.",
+     [1]),
+    ("The Harbor Bridge opened to traffic on 14 May 1998. It is 1,240 metres long.",
+     "The Harbor Bridge opened on 14 May 1998 and is 1,240 metres long.", [0, 1]),  # a sentence per predicate
     ("Boston College is located in Chestnut Hill. Stanford University is in California.",
-     "Stanford University is located in Chestnut Hill.", None),  # its words in two sentences
-    ("On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 4 March.", None),  # not found
+     "Stanford University is located in Chestnut Hill.", []),  # one predicate's words in two sentences
+    ("The New Pornographers are a Canadian band. Kings of Leon are an American rock band.",
+     "Both The New Pornographers and Kings of Leon are American rock bands.", []),  # 'and' joins names here
+    ("On 3 March the court dismissed the lawsuit.", "The lawsuit was dismissed on 4 March.", []),  # not found
 ])
-def test_the_one_sentence_reading_is_for_claims_one_sentence_holds_word_for_word(context, claim, held):
+def test_the_one_sentence_reading_is_for_claims_sentences_say_word_for_word(context, claim, held):
     from rt4chart.auditing.pipeline import prepare
     from rt4chart.core.cost import Cost
     from rt4chart.judges.offline.judge import OfflineJudge
@@ -116,7 +126,7 @@ def test_the_one_sentence_reading_is_for_claims_one_sentence_holds_word_for_word
     judge, seen = OfflineJudge(), prepare(context, claim, "When?")
     claims = judge.decompose(seen, Cost())
     found = judge.verify_global(claims, {}, seen, Cost())
-    assert judge.holding_sentence(claims[0], found[claims[0].id], seen) == held
+    assert judge.holding_sentences(claims[0], found[claims[0].id], seen) == held
 
 
 def test_a_bare_name_is_still_read_beside_its_question(hybrid):
@@ -154,3 +164,30 @@ def test_a_rows_model_cost_is_the_same_whatever_the_process_read_before():
     assert first.model_pairs > 0
     assert (again.model_pairs, again.model_tokens) == (first.model_pairs, first.model_tokens) == \
         (fresh.model_pairs, fresh.model_tokens)
+
+
+SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "rag_audit_sample.csv"
+SAMPLE_MISSES = {  # the default judge's known misses on the demo data, each with why (strict: fixed, the line goes)
+    "insulin-1": "'Insulin glargine is usually injected once a day' joins two sentences through 'It' (v1 P 0.01 "
+                 "beside its question; a pronoun-bridged reading loses HaluEval catches: docs/benchmarks.md)",
+    "insulin-3": "'a pen in use can stay at room temperature for up to 28 days': v1 reads 'stay' for 'be kept' at P "
+                 "below its threshold",
+    "volcano-4": "'an extinct volcano' against 'classified as dormant, not extinct': v1 reads no contradiction and "
+                 "the word check finds 'extinct' (a 'not X' rule flagged 8 dev claims, none in a human span)",
+}
+
+
+def _sample_rows() -> list[dict]:
+    import csv
+
+    with SAMPLE.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r["id"], marks=[pytest.mark.xfail(
+    reason=SAMPLE_MISSES[r["id"]], strict=True)] if r["id"] in SAMPLE_MISSES else []) for r in _sample_rows()])
+def test_the_default_judge_gives_each_demo_record_its_reviewers_verdict(hybrid, row):
+    """#37 item 5: the demo data's verdicts are the ones a careful reader gives (written from the texts in
+    sample_data/make_sample.py, not copied from a judge), with the app's default judge."""
+    report = audit(row["context"], row["answer"], question=row["question"] or None, judge=hybrid)
+    assert report.hallucinated == (row["gold_hallucinated"] == "true"), row["gold_note"]

@@ -17,6 +17,6 @@ __version__ = "0.1.0"
 # them. 9: 'state' and 'states' are content words ('the state in which they work'); an entailed claim lists as
 # support only the sentences that give one of its words no sentence before them gives. 10: a one-letter unit after a
 # number ends its sentence when a capital follows ('350 F. Bake' is two sentences). 11: with a question, the hybrid
-# reads a claim of six words or more that one context sentence holds word for word against that sentence alone and
-# without the question ('The lawsuit was dismissed on 3 March.' was baseless beside 'When was the lawsuit dismissed?').
+# reads a claim of six words or more whose words one context sentence holds (or two, one per predicate) against those
+# sentences alone, without the question ('The lawsuit was dismissed on 3 March.' was baseless beside its question).
 METHOD_REVISION = 11

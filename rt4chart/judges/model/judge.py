@@ -401,29 +401,30 @@ class HybridJudge(ModelJudge):
         rest = [c for c in claims if c.id not in proved]
         model = super().verify_global(rest, {c.id: hints[c.id] for c in rest if c.id in hints}, audit, usage) \
             if rest else {}
-        model.update(self._said_in_one_sentence([c for c in rest if model[c.id].verdict is not Verdict.ENTAILED],
+        model.update(self._said_in_its_words([c for c in rest if model[c.id].verdict is not Verdict.ENTAILED],
                                                 lexical, audit, usage))
         return {**proved, **{c.id: self._fuse(c, lexical[c.id], model[c.id]) for c in rest}}
 
-    def _said_in_one_sentence(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput,
+    def _said_in_its_words(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput,
                               usage: Cost) -> dict[int, Judgement]:
-        """The question takes no support away from a claim that one context sentence says in its words: a claim of
-        six words or more whose every content word and figure one sentence holds is read against that sentence alone,
-        without the question, and is entailed when the model reads it so. The reader takes "question + whole
-        sentence" for a hallucination (its QA training pairs) and loses one sentence among six. Two adjacent
-        sentences lost HaluEval catches ("Stanford University is located in Chestnut Hill.", "He … won the Heisman
-        Trophy in 1952." after a sentence with 1953), and so did shorter claims ("The Simpsons." says nothing without
-        its question): docs/benchmarks.md."""
+        """The question takes no support away from a claim the context says in its words: a claim of six words or
+        more whose every content word and figure one sentence holds (or, predicate by predicate, two sentences:
+        `OfflineJudge.holding_sentences`) is read against those sentences alone, without the question, and is
+        entailed when the model reads it so. The reader takes "question + whole sentence" for a hallucination (its
+        QA training pairs) and loses one sentence among six. Wider gates lost HaluEval catches: words of one
+        predicate over two adjacent sentences ("Stanford University is located in Chestnut Hill.", "He … won the
+        Heisman Trophy in 1952." after a sentence with 1953), and shorter claims ("The Simpsons." says nothing
+        without its question): docs/benchmarks.md."""
         if not audit.question:
             return {}
-        held = {c.id: i for c in claims if len(c.text.split()) >= WHOLE_SENTENCE_WORDS
-                and (i := self.offline.holding_sentence(c, lexical[c.id], audit)) is not None}
+        held = {c.id: ids for c in claims if len(c.text.split()) >= WHOLE_SENTENCE_WORDS
+                and (ids := self.offline.holding_sentences(c, lexical[c.id], audit))}
         todo = [c for c in claims if c.id in held]
-        pairs = [(audit.context_sentences[held[c.id]].text, c.text) for c in todo]
+        pairs = [(" ".join(audit.context_sentences[i].text for i in held[c.id]), c.text) for c in todo]
         out: dict[int, Judgement] = {}
         for claim, (entail, contra, _n) in zip(todo, self._probs(pairs, usage, audit)):
             if entail >= self.config.entail_threshold:
-                out[claim.id] = self._decide(claim, entail, contra, [held[claim.id]], audit, usage, final=True)
+                out[claim.id] = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=True)
         return out
 
     def _fuse(self, claim: Claim, lexical: Judgement, read: Judgement) -> Judgement:

@@ -217,14 +217,29 @@ class OfflineJudge(Judge):
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence", rule="found",
                          signals=signals), min(margin, -1e-6)
 
-    def holding_sentence(self, claim: Claim, found: Judgement, audit: AuditInput) -> Optional[int]:
-        """The one context sentence that holds every content word and figure of the claim, when the word check
-        found the claim in the context (`found`) from that sentence alone; else None."""
-        if found.verdict is not Verdict.ENTAILED or found.rule != "found" or len(found.supporting) != 1:
-            return None
-        content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
-        pool = EvidencePool(audit.index, found.supporting, [], self.config.prefix_match)
-        return found.supporting[0] if content and all(pool.supports(t) for t in content) else None
+    def holding_sentences(self, claim: Claim, found: Judgement, audit: AuditInput) -> list[int]:
+        """The context sentences that say the claim in its own words, when the word check found it (`found`): the one
+        sentence that holds every content word and figure of the claim, or two sentences that each hold every word
+        of one of its predicates ("The bridge opened on 14 May 1998 | and is 1,240 metres long"); else none. Words
+        of one predicate spread over sentences ("Stanford University is located in Chestnut Hill", "both The New
+        Pornographers and Kings of Leon are American rock bands") are none."""
+        if found.verdict is not Verdict.ENTAILED or found.rule != "found" or not found.supporting:
+            return []
+        parts = [[t for t in part if t.is_content] for part in _predicates(claim_tokens(claim, audit.answer))]
+        parts = [p for p in parts if p]
+        if not parts:
+            return []
+        pools = {i: EvidencePool(audit.index, [i], [], self.config.prefix_match) for i in found.supporting}
+        whole = [i for i, pool in pools.items() if all(pool.supports(t) for p in parts for t in p)]
+        if whole:
+            return whole[:1]
+        used = []
+        for part in parts:
+            holder = next((i for i, pool in pools.items() if all(pool.supports(t) for t in part)), None)
+            if holder is None or len(part) < 2:
+                return []
+            used.append(holder)
+        return sorted(set(used)) if len(set(used)) <= 2 else []
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], mine: list[Measure]) -> list[Token]:
@@ -366,6 +381,20 @@ def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence
     ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
     mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
     return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+
+
+_AUXILIARIES = frozenset("is are was were has have had will would can could may might must does did".split())
+
+
+def _predicates(tokens: list[Token]) -> list[list[Token]]:
+    """A claim's tokens cut before each 'and' that opens a second predicate of the same subject ('… opened in 1998
+    and is 1,240 metres long'); an 'and' that joins names or nouns ('X and Y are bands') cuts nothing."""
+    parts: list[list[Token]] = [[]]
+    for i, t in enumerate(tokens):
+        if t.lower == "and" and i + 1 < len(tokens) and tokens[i + 1].lower in _AUXILIARIES and parts[-1]:
+            parts.append([])
+        parts[-1].append(t)
+    return parts
 
 
 def _supplying(content: list[Token], evidence: list[int], index, prefix: int) -> list[int]:
