@@ -788,3 +788,19 @@ def test_no_download_button_reruns_the_page():
                 if not ignore:
                     rerunning.append(f"{path.name}:{node.lineno}")
     assert rerunning == []
+
+
+def test_filling_in_the_question_keeps_a_supported_answer_faithful():
+    """#38's walk: the bridge answer is faithful with the default judge, and stays so once its question is filled in
+    (v1 reads "question + whole sentence" as a hallucination; the sentences that say the claim are read without it)."""
+    harbor = next(r for r in csv.DictReader(SAMPLE.open(newline="")) if r["id"] == "harbor-1")
+    verdicts = []
+    for question in ("", harbor["question"]):
+        at = app()
+        at.session_state["w.audit.context"] = harbor["context"]
+        at.session_state["w.audit.answer"] = harbor["answer"]
+        at.session_state["w.audit.question"] = question
+        at = click(at.run(), "Audit")
+        verdicts.append(at.session_state["rt4.audit"]["report"].status)
+        assert 'data-status="faithful"' in html_of(at)
+    assert verdicts == ["faithful", "faithful"]
