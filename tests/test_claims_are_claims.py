@@ -55,6 +55,31 @@ def test_a_statement_about_what_the_context_lacks_stays_one_claim_of_its_own():
     assert len(claims) == 1 and claims[0].about_context and claims[0].text == answer
 
 
+@pytest.mark.parametrize("answer, denial", [
+    ("The first passage discusses how to prepare chicken for baking but does not mention frying.",
+     "but does not mention frying."),
+    ("Passage 3 provides instructions for creating a texture roller, but does not provide any information on its "
+     "effectiveness.", "but does not provide any information on its effectiveness."),
+    ("The passages also suggest that cupping has benefits, although they do not provide specific details on them.",
+     "although they do not provide specific details on them."),
+])
+def test_what_a_passage_does_not_tell_after_what_it_tells_is_a_statement_about_the_context(answer, denial):
+    """ragtruth_dev flagged six such clauses as facts ("the context does not mention 'frying'"), none in a human span:
+    their subject is the passage of the sentence's first clause."""
+    claims = split_claims(answer, split_sentences(answer))
+    assert [(c.text, c.about_context) for c in claims][-1] == (denial, True)
+    assert not claims[0].about_context  # what the passage tells is still a fact to check
+
+
+@pytest.mark.parametrize("answer", [
+    "The ruling let them enter the country but it did not grant them citizenship.",  # not a passage's sentence
+    "The company, the article says, does not provide refunds.",  # the company does not: no 'but' of the passage's
+    "The first passage says the bridge opened in 1998 but the city did not mention its cost.",  # another subject
+])
+def test_a_denial_with_a_subject_of_its_own_stays_a_fact(answer):
+    assert not any(c.about_context for c in split_claims(answer, split_sentences(answer)))
+
+
 @pytest.mark.parametrize("answer", [
     "Based on the provided passages, here's how to properly brush your teeth with braces:\n\n"
     "Use a soft toothbrush. Brush down from the top.",

@@ -19,4 +19,6 @@ __version__ = "0.1.0"
 # number ends its sentence when a capital follows ('350 F. Bake' is two sentences). 11: with a question, the hybrid
 # reads a claim of six words or more whose words one context sentence holds (or two, one per predicate) against those
 # sentences alone, without the question ('The lawsuit was dismissed on 3 March.' was baseless beside its question).
-METHOD_REVISION = 11
+# 12: a clause that says what a passage does not tell after the passage's own clause ('The first passage discusses
+# baking but does not mention frying') is a statement about the context.
+METHOD_REVISION = 12

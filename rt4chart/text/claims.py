@@ -110,7 +110,7 @@ def asserting_pieces(answer: str, sentence: Sentence) -> Iterator[tuple[int, int
     """(start, end, about the context) of each piece of one answer sentence that is checked as a claim: its
     clauses, after any remark on the sources before its fact; a statement about the context ("… is not
     mentioned in the passages") whole. Questions, pleasantries, headings and remarks give none."""
-    from rt4chart.text.passages import about_context
+    from rt4chart.text.passages import about_context, denies_after_passage_subject
 
     if is_meta(sentence.text):
         return
@@ -123,7 +123,9 @@ def asserting_pieces(answer: str, sentence: Sentence) -> Iterator[tuple[int, int
         if is_meta(sentence.text):
             return
     for start, end in split_clauses(answer, sentence):
-        if not is_meta(answer[start:end]):
+        if denies_after_passage_subject(sentence.text, start - sentence.start):  # '… but does not mention frying'
+            yield start, end, True
+        elif not is_meta(answer[start:end]):
             yield start, end, False
 
 

@@ -81,3 +81,19 @@ def telling_spans(text: str) -> list[tuple[int, int]]:
     provided" is a statement about the context, not a remark of this kind."""
     return [(m.start(), m.end()) for m in _REMARK.finditer(text)
             if not _PLACE_BEFORE.search(text, max(0, m.start() - 12), m.start())]  # a bounded look back: linear
+
+
+_REPORTING = (r"(?:provide|mention|contain|specify|include|say|state|give|offer|discuss|address|describe|explain|"
+              r"cover|detail|list)")
+_PASSAGE_SUBJECT_FIRST = re.compile(rf"^\W*(?:(?:however|also|additionally|moreover|overall),?\s+)?{_SUBJECT}\b", re.I)
+_DENIAL_AFTER = re.compile(rf"^\W*(?:but|and|yet|although|though|while|whereas|however)\b[\s,]*(?:(?:it|they)\s+)?"
+                           rf"(?:do|does|did)(?:\s+not|n't)\s+(?:\w+ly\s+)?{_REPORTING}\b", re.I)
+
+
+def denies_after_passage_subject(sentence: str, piece_start: int) -> bool:
+    """A later clause of a sentence whose subject is a passage and that says what the passage does not tell ("The
+    first passage discusses baking chicken | but does not mention frying"): a statement about the context, like
+    "The passages do not mention frying". A clause with a subject of its own is not one ("…, the article says,
+    | does not provide refunds" has no 'but'; "but the company did not…" names another subject)."""
+    return (piece_start > 0 and bool(_PASSAGE_SUBJECT_FIRST.match(sentence))
+            and bool(_DENIAL_AFTER.match(sentence[piece_start:])))
