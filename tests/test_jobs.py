@@ -153,6 +153,35 @@ def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_ru
     assert run.rows - 1 <= state.extra["first_done"] <= run.rows
 
 
+def test_a_stop_signal_inside_a_reports_serialisation_cancels_the_job_between_rows(tmp_path, monkeypatch):
+    """Cancel sends SIGTERM beside the cancel file. Raised from the signal handler at whatever the worker was doing,
+    the stop broke into a report's serialisation (the job ended 'failed': an internal error) or a store write (the
+    flush on the way out then waited on the abandoned transaction's lock: a job stuck 'running'). The handler only
+    asks; the job stops between two rows and keeps what it audited."""
+    import rt4chart.core.types as types
+
+    request = new_job(tmp_path, sample_rows(copies=3))
+    calls = [0]
+    real = types.unfolded
+
+    def signalled(*args, **kwargs):  # the 10th serialisation of a cost receives the stop, as a cancel's would
+        calls[0] += 1
+        if calls[0] == 10:
+            os.kill(os.getpid(), signal.SIGTERM)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(types, "unfolded", signalled)
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        assert jobs.work(tmp_path / request.id) == 0  # the worker, in this process
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    state = jobs.state_of(tmp_path / request.id)
+    assert state.status == "cancelled", state.message
+    run = Store(default_url()).get_run(state.run_id)
+    assert run.status == "cancelled" and 0 < run.rows < 3 * 20
+
+
 def test_a_resumed_job_says_it_took_only_the_rows_the_store_holds(tmp_path):
     """A journaled row the store lost is audited again, and the count of rows taken as stored says so."""
     from sqlalchemy import delete

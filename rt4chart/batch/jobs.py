@@ -26,7 +26,7 @@ import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable, Mapping, Optional
+from typing import Callable, Iterable, Mapping, Optional
 
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.errors import InputError, Rt4chartError, first_line
@@ -40,14 +40,10 @@ LOCK_WAIT_S = 5.0            # a launch right after a worker ended waits this lo
 
 
 class JobCancelled(BaseException):
-    """Raised in the worker when it is asked to stop (SIGTERM or the cancel file); unwinds the engine."""
-
-    @classmethod
-    def now(cls) -> "JobCancelled":
-        """The stop, raised once: a later SIGTERM (Cancel sends one beside the cancel file) is ignored, so it
-        cannot break into the unwinding that stores the rows audited so far."""
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        return cls()
+    """Raised in the worker between two rows when it was asked to stop (SIGTERM or the cancel file); unwinds the
+    engine, which stores the rows audited so far. Never raised from the signal handler itself: raised at any
+    bytecode, it broke into a store write (the unwinding's flush then waited forever on the abandoned
+    transaction's lock) or a report's serialisation (the job ended 'failed' with an internal error)."""
 
 
 @dataclass(frozen=True)
@@ -293,14 +289,15 @@ def work(folder: Path) -> int:
     request = request_of(folder)
     outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
     spec = None
+    asked = [False]  # set by SIGTERM; the next row's progress raises JobCancelled
 
     def stop(_signum, _frame):
-        raise JobCancelled.now()
+        asked[0] = True
 
     signal.signal(signal.SIGTERM, stop)
     try:
         spec = _spec(request)
-        outcome = _run(folder, request, spec)
+        outcome = _run(folder, request, spec, lambda: asked[0])
     except JobCancelled:
         outcome = {"status": "cancelled", "message": "cancelled; the rows audited so far are kept",
                    "run_id": _mark_cancelled(folder, request, spec)}
@@ -341,7 +338,7 @@ def _journal(folder: Path, request: JobRequest, spec):
     return Journal(folder / "journal.sqlite3", batch_fingerprint(str(folder / request.input_name), spec))
 
 
-def _run(folder: Path, request: JobRequest, spec) -> dict:
+def _run(folder: Path, request: JobRequest, spec, stop_asked: Callable[[], bool] = lambda: False) -> dict:
     from rt4chart.batch.run import batch_fingerprint, run_spec
 
     journal = _journal(folder, request, spec)
@@ -359,8 +356,8 @@ def _run(folder: Path, request: JobRequest, spec) -> dict:
 
     def progress(done: int, total: int) -> None:
         nonlocal last, first
-        if (folder / "cancel").exists():
-            raise JobCancelled.now()
+        if stop_asked() or (folder / "cancel").exists():
+            raise JobCancelled()
         now = time.time()
         if first:  # after its first row: the rows before it are those run_spec took as stored (journaled rows the
             base["first_done"], first = done - 1, False  # store lacks are redone); the result says it exactly
