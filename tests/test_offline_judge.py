@@ -66,6 +66,14 @@ def test_a_different_duration_share_or_quantity_is_still_a_different_figure(cont
     assert claim.verdict is Verdict.CONTRADICTED and "different figure" in claim.rationale
 
 
+def test_a_unit_spelled_otherwise_with_the_same_figure_is_found():
+    """FaithBench: 'measuring 5.68 meters' against 'the 5.68 m juvenile female' counted 'meters' as a word the
+    context does not mention."""
+    claim = audit("Identifying the 5.68 m juvenile female was difficult.",
+                  "Identifying the juvenile female of 5.68 meters was difficult.").claims[0]
+    assert claim.verdict is Verdict.ENTAILED and claim.rationale.startswith("100% of the claim's content")
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

@@ -122,8 +122,9 @@ def test_money_a_lower_case_letter_and_a_bare_number_are_no_physical_quantity(te
     ("8 km", "5 miles", True), ("9 km", "5 miles", False), ("1 m", "3 feet", True),
     ("4.5 kg", "10 lb", True), ("809 hectares", "2,000 acres", True), ("97 km/h", "60 mph", True),
     ("60 km", "60 miles", False),   # a length is not restated by another number
-    ("5 miles", "5 miles", False),  # the same unit is compared as written, never restated
-    ("6 kilometers", "6.213 km", False),
+    ("5.68 meters", "5.68 m", True),  # the same unit spelled otherwise: the same figure exactly
+    ("6 kilometers", "6.213 km", False),  # the same unit is never rounded: another figure
+    ("5 miles", "5.5 miles", False),
     ("8 kg", "5 miles", False),     # another kind
 ])
 def test_a_physical_quantity_restates_one_in_another_unit_within_its_rounding(mine, theirs, same):

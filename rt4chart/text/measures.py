@@ -55,8 +55,12 @@ class Measure:
     precision: float = 0.0
 
     def restates(self, other: "Measure") -> bool:
-        if self.kind != other.kind or self.unit == other.unit:
+        """The same figure in other words: another unit within the tolerance, or the same unit spelled otherwise
+        and the same value exactly ('5.68 meters' for '5.68 m'; '6.213 km' is not '6 kilometers')."""
+        if self.kind != other.kind:
             return False
+        if self.unit == other.unit:
+            return abs(self.value - other.value) <= 1e-9
         if self.kind == DAYS:
             return abs(self.value - other.value) <= DAYS_TOLERANCE * max(self.value, other.value)
         if self.kind in PHYSICAL_KINDS:
