@@ -74,6 +74,20 @@ def test_a_unit_spelled_otherwise_with_the_same_figure_is_found():
     assert claim.verdict is Verdict.ENTAILED and claim.rationale.startswith("100% of the claim's content")
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Duran turned his back in the eighth round.", "Duran turned his back in the 8th round."),
+    ("Nicklaus hit a hole-in-one on the 4th hole.", "Nicklaus hit a hole-in-one on the fourth hole."),
+])
+def test_an_ordinal_in_its_other_spelling_is_the_same_figure(context, answer):
+    """FaithBench: 'quit in the 8th round' against 'in the eighth round' was 'the context does not mention 8th'."""
+    claim = audit(context, answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED and claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
+def test_another_ordinal_is_still_flagged():
+    assert audit("Duran turned his back in the eighth round.", "Duran turned his back in the 7th round.").hallucinated
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

@@ -326,6 +326,25 @@ def number_key(value: float) -> str:
     return f"{value:.6g}"
 
 
+_ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+                  "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}
+_DIGIT_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)
+
+
+def other_ordinal(t: Token) -> Optional[str]:
+    """The same ordinal in its other spelling, lower-case: 'eighth' for '8th', '8th' for 'Eighth' (1 to 20), else
+    None. The two say the same figure ('quit in the 8th round' / 'in the eighth round')."""
+    m = _DIGIT_ORDINAL.fullmatch(t.text) if t.number is not None else None  # the tokenizer reads '8th' as 8
+    if m:
+        n = int(m.group(1))
+        return _ORDINAL_WORDS[n - 1] if 1 <= n <= len(_ORDINAL_WORDS) else None
+    n = _ORDINAL_NUMBER.get(t.lower, 0)
+    if n:
+        return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n, 'th')}"
+    return None
+
+
 @lru_cache(maxsize=1)
 def antonym_index() -> dict[str, frozenset[str]]:
     """Stem -> stems of its antonyms (built on first use)."""

@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
-from rt4chart.text.lexicon import capitalized_runs, number_key, run_initials, tokenize
+from rt4chart.text.lexicon import Token, capitalized_runs, number_key, other_ordinal, run_initials, tokenize
 from rt4chart.text.measures import Measure, may_hold, measures
 
 
@@ -63,6 +63,11 @@ class SentenceIndex:
 
     def __len__(self) -> int:
         return len(self.sentences)
+
+    def states_figure(self, t: Token) -> bool:
+        """The context states the figure of number token `t` somewhere: as a number, or as an ordinal in its other
+        spelling ('8th' where it says 'eighth')."""
+        return (t.number is not None and number_key(t.number) in self.all_numbers) or other_ordinal(t) in self.all_lowers
 
     @property
     def all_measures(self) -> tuple[Measure, ...]:

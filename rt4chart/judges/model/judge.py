@@ -24,7 +24,7 @@ from rt4chart.core.types import Claim, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.text.claims import split_claims
-from rt4chart.text.lexicon import number_key, tokenize
+from rt4chart.text.lexicon import tokenize
 from rt4chart.text.measures import measures, restated
 
 if TYPE_CHECKING:
@@ -351,7 +351,7 @@ class HybridJudge(ModelJudge):
         if j.verdict is Verdict.BASELESS:
             tokens = tokenize(claim.text)
             missing = [i for i, t in enumerate(tokens) if t.number is not None and _DIGIT.search(t.text)
-                       and number_key(t.number) not in audit.index.all_numbers]
+                       and not audit.index.states_figure(t)]
             if missing and self.offline.config.compare_restated:  # '12 months' where the context says 'a year'
                 same = restated(measures(tokens), audit.index.all_measures)
                 missing = [i for i in missing if i not in same]

@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rt4chart.core.types import Claim, Span
-from rt4chart.text.lexicon import Token, number_key, tokenize
+from rt4chart.text.lexicon import Token, number_key, other_ordinal, tokenize
 from rt4chart.text.measures import Measure, measures, restated
 from rt4chart.text.passages import telling_spans
 
@@ -35,7 +35,7 @@ class EvidencePool:
             self.restated = {id(tokens[i]) for i in restated(mine, theirs)}
 
     def supports(self, t: Token) -> bool:
-        if id(t) in self.restated:
+        if id(t) in self.restated or other_ordinal(t) in self.lowers:  # '8th' where the evidence says 'eighth'
             return True
         if t.number is not None:
             return number_key(t.number) in self.numbers or t.lower in self.lowers

@@ -35,6 +35,7 @@ from rt4chart.text.lexicon import (
     is_acronym,
     negation_count,
     number_key,
+    other_ordinal,
     tokenize,
 )
 from rt4chart.text.measures import Measure, measures, restated
@@ -180,7 +181,7 @@ class OfflineJudge(Judge):
                 continue
             unsupported.append(t)
             weight_missing += w
-            if t.number is not None and number_key(t.number) not in index.all_numbers and not self._soft(t):
+            if t.number is not None and not index.states_figure(t) and not self._soft(t):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
@@ -308,7 +309,7 @@ class OfflineJudge(Judge):
             if overlap < self.config.contradiction_overlap:
                 continue
             numbers = [t for t in content if t.number is not None and number_key(t.number) not in scope_numbers
-                       and t.lower not in index.lowers[sentence_id]]
+                       and t.lower not in index.lowers[sentence_id] and other_ordinal(t) not in index.all_lowers]
             if numbers and mine and index.measures[sentence_id]:
                 same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
