@@ -88,6 +88,15 @@ def test_another_ordinal_is_still_flagged():
     assert audit("Duran turned his back in the eighth round.", "Duran turned his back in the 7th round.").hallucinated
 
 
+@pytest.mark.parametrize("answer, found", [
+    ("Human remains were found in Cambridge, MA, on Monday.", True),  # ragtruth: two false alarms on 'MA' alone
+    ("Human remains were found in Cambridge, CA, on Monday.", False),  # another state
+])
+def test_a_us_states_postal_code_is_the_state_the_context_names(answer, found):
+    report = audit("Human remains were found in Cambridge, Massachusetts, on Monday.", answer)
+    assert report.hallucinated is not found
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

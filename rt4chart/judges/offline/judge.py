@@ -25,6 +25,7 @@ from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_un
 from rt4chart.judges.offline.slots import antecedent_stems
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import (
+    US_STATE_CODES,
     Token,
     acronym_forms,
     acronym_stretches,
@@ -360,12 +361,14 @@ class OfflineJudge(Judge):
 
 
 def _acronym_supported(tokens: list[Token], index) -> set[int]:
-    """Claim words vouched for by an acronym: 'BLS' when the context spells out the name, and the
-    name's words when the context has only the acronym."""
+    """Claim words vouched for by an acronym: 'BLS' when the context spells out the name, a US state's postal code
+    when it names the state, and the name's words when the context has only the acronym."""
     ok: set[int] = set()
     for t in tokens:
         if t.capitalized and is_acronym(t) and acronym_forms(t.lower) & index.run_initials:
             ok.add(id(t))
+        elif t.text in US_STATE_CODES and all(w in index.all_lowers for w in US_STATE_CODES[t.text].split()):
+            ok.add(id(t))  # 'MA' where the context writes 'Massachusetts'
     for run in capitalized_runs(tokens):
         for stretch, acronyms in acronym_stretches(run):
             if (acronyms | {a + "s" for a in acronyms}) & index.all_lowers:  # 'NICs' for National Insurance Contributions
