@@ -97,6 +97,15 @@ def test_a_us_states_postal_code_is_the_state_the_context_names(answer, found):
     assert report.hallucinated is not found
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Your phone, radio or television may be interrupted by the alert.", "The alert may interrupt phones, radios or TVs."),
+    ("The alert will interrupt every TV in the state.", "The alert will interrupt every television in the state."),
+])
+def test_tv_is_television(context, answer):
+    """ragtruth: 'an interruption on their phones, radios, or TVs' counted 'TVs' as a word the context lacks."""
+    assert audit(context, answer).claims[0].rationale.startswith("100% of the claim's content")
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

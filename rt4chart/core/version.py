@@ -22,5 +22,6 @@ __version__ = "0.1.0"
 # 12: a clause that says what a passage does not tell after the passage's own clause ('The first passage discusses
 # baking but does not mention frying') is a statement about the context. 13: a unit spelled otherwise with the same
 # figure is found ('5.68 meters' for '5.68 m'). 14: an ordinal in its other spelling is the same figure ('8th' /
-# 'eighth', 1 to 20). 15: a US state's postal code is the state the context names ('Cambridge, MA').
-METHOD_REVISION = 15
+# 'eighth', 1 to 20). 15: a US state's postal code is the state the context names ('Cambridge, MA'). 16: 'TV' is
+# 'television', and back.
+METHOD_REVISION = 16

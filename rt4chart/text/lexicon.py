@@ -338,6 +338,9 @@ US_STATE_CODES = {  # postal codes: 'Cambridge, MA' where the context writes 'Ma
     "VA": "virginia", "WA": "washington", "WV": "west virginia", "WI": "wisconsin", "WY": "wyoming",
     "DC": "district of columbia"}
 
+SHORT_FORMS = {"tv": "televis", "tvs": "televis"}  # a short form -> the stem of what it stands for, and back
+LONG_FORMS = {"televis": frozenset({"tv", "tvs"})}
+
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}

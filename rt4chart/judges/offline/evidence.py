@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rt4chart.core.types import Claim, Span
-from rt4chart.text.lexicon import Token, number_key, other_ordinal, tokenize
+from rt4chart.text.lexicon import LONG_FORMS, SHORT_FORMS, Token, number_key, other_ordinal, tokenize
 from rt4chart.text.measures import Measure, measures, restated
 from rt4chart.text.passages import telling_spans
 
@@ -41,6 +41,8 @@ class EvidencePool:
             return number_key(t.number) in self.numbers or t.lower in self.lowers
         if t.stem in self.stems or t.lower in self.lowers:
             return True
+        if SHORT_FORMS.get(t.lower) in self.stems or LONG_FORMS.get(t.stem, frozenset()) & self.lowers:
+            return True  # 'TVs' where the evidence says 'television', and back
         return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes
 
 
