@@ -106,6 +106,18 @@ def test_tv_is_television(context, answer):
     assert audit(context, answer).claims[0].rationale.startswith("100% of the claim's content")
 
 
+@pytest.mark.parametrize("context, answer, different", [
+    # FaithBench: the context counts no aces ('an ace … and another'); 'two' is no figure its 'five' or '2002' differs from
+    ("Villegas made an ace on the fourth and another on the sixteenth, on a day which saw five hole-in-ones, levelling "
+     "the record from 2002.", "Villegas also hit two aces on a day which saw five hole-in-ones.", False),
+    ("Villegas hit two aces on a day which saw five hole-in-ones.",
+     "Villegas hit three aces on a day which saw five hole-in-ones.", True),  # 'three aces' where it says 'two aces'
+])
+def test_a_spelled_count_differs_only_from_a_figure_in_its_slot(context, answer, different):
+    claim = audit(context, answer).claims[0]
+    assert ("different figure" in claim.rationale) is different, claim.rationale
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

@@ -23,5 +23,6 @@ __version__ = "0.1.0"
 # baking but does not mention frying') is a statement about the context. 13: a unit spelled otherwise with the same
 # figure is found ('5.68 meters' for '5.68 m'). 14: an ordinal in its other spelling is the same figure ('8th' /
 # 'eighth', 1 to 20). 15: a US state's postal code is the state the context names ('Cambridge, MA'). 16: 'TV' is
-# 'television', and back.
-METHOD_REVISION = 16
+# 'television', and back. 17: a count spelled as a word differs only from a figure in its slot ('two aces' is no
+# other figure than 'five hole-in-ones').
+METHOD_REVISION = 17

@@ -314,6 +314,7 @@ class OfflineJudge(Judge):
             if numbers and mine and index.measures[sentence_id]:
                 same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
+            numbers = [t for t in numbers if not self._soft(t) or _figure_beside(t, tokens, index.tokens[sentence_id])]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
@@ -378,6 +379,13 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
 
 def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
     return {u.stem for u in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if u.is_content}
+
+
+def _figure_beside(t: Token, tokens: list[Token], sentence: list[Token]) -> bool:
+    """A figure of the sentence stands where the claim's count stands (they share a neighbouring word): 'two aces'
+    differs from 'three aces', not from 'five hole-in-ones' or '2002' elsewhere in the sentence."""
+    mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
+    return any(u.number is not None and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
 
 
 def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence: list[Token]) -> bool:
