@@ -118,6 +118,12 @@ def test_a_spelled_count_differs_only_from_a_figure_in_its_slot(context, answer,
     assert ("different figure" in claim.rationale) is different, claim.rationale
 
 
+def test_a_british_spelling_is_the_american_word():
+    claim = audit("The show was criticized for its length and its color palette.",
+                  "The show was criticised for its length and its colour palette.").claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

@@ -182,3 +182,22 @@ def test_a_one_letter_unit_after_a_number_ends_its_sentence(text, sentences):
     """Punkt takes 'F.' for an initial ('F. Scott'); after a number it is a unit, and a capital after it starts a
     new sentence, so evidence is one sentence, not two."""
     assert [s.text for s in split_sentences(text)] == sentences
+
+
+@pytest.mark.parametrize("british, american_spelling", [
+    ("colour", "color"), ("favourite", "favorite"), ("neighbourhood", "neighborhood"), ("organised", "organized"),
+    ("criticising", "criticizing"), ("organisation", "organization"), ("analysed", "analyzed"), ("metres", "meters"),
+    ("centred", "centered"), ("theatre", "theater"), ("defence", "defense"), ("licences", "licenses"),
+])
+def test_a_british_spelling_has_the_stem_of_the_american_one(british, american_spelling):
+    from rt4chart.text.lexicon import stem
+
+    assert stem(british) == stem(american_spelling)
+
+
+@pytest.mark.parametrize("a, b", [("four", "for"), ("fourth", "forth"), ("hour", "hor"), ("timbre", "timber"),
+                                  ("flour", "flor"), ("course", "corse"), ("tour", "tor")])
+def test_words_that_only_look_british_keep_their_own_stem(a, b):
+    from rt4chart.text.lexicon import stem
+
+    assert stem(a) != stem(b)

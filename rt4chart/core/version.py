@@ -24,5 +24,6 @@ __version__ = "0.1.0"
 # figure is found ('5.68 meters' for '5.68 m'). 14: an ordinal in its other spelling is the same figure ('8th' /
 # 'eighth', 1 to 20). 15: a US state's postal code is the state the context names ('Cambridge, MA'). 16: 'TV' is
 # 'television', and back. 17: a count spelled as a word differs only from a figure in its slot ('two aces' is no
-# other figure than 'five hole-in-ones').
-METHOD_REVISION = 17
+# other figure than 'five hole-in-ones'). 18: a British spelling has the American one's stem ('criticised',
+# 'colour', 'metres', 'defence').
+METHOD_REVISION = 18

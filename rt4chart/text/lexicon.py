@@ -102,11 +102,31 @@ class Token:
         return self.lower in NEGATIONS or self.lower.endswith("n't")
 
 
+_OUR = re.compile(r"^([a-z]{2,})our(s|ed|ing|ite|ites|able|ably|er|ers|ful|less|al|ally|hood|hoods|ist|ists)?$")
+_ISE = re.compile(r"^([a-z]{2,}[iy])s(e|es|ed|er|ers|ing|ation|ations)$")  # organise(d), criticising, analyse
+_TRE = re.compile(r"^([a-z]{2,}[tb])re(s|d)?$")  # metre(s), centred, fibre
+_ENCE = re.compile(r"^(def|off|lic|pret)ence(s?)$")  # defence, licence
+_NOT_BRITISH = frozenset("flour flours floured timbre timbres".split())
+
+
+def american(word: str) -> str:
+    """The American spelling of a lower-case British one ('colour' -> 'color', 'organised' -> 'organized',
+    'metres' -> 'meters', 'centred' -> 'centered', 'defence' -> 'defense'); other words as they are. Every stem goes
+    through it, so a word it rewrites that is no British spelling ('promise' -> 'promize') still matches itself."""
+    if word in _NOT_BRITISH:
+        return word
+    word = _OUR.sub(lambda m: f"{m.group(1)}or{m.group(2) or ''}", word)
+    word = _ISE.sub(lambda m: f"{m.group(1)}z{m.group(2)}", word)
+    word = _TRE.sub(lambda m: f"{m.group(1)}er{'ed' if m.group(2) == 'd' else m.group(2) or ''}", word)
+    return _ENCE.sub(lambda m: f"{m.group(1)}ense{m.group(2)}", word)
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """Porter stem of a lower-case word (cached: the same words recur across windows)."""
+    """Porter stem of a lower-case word, in its American spelling (cached: the same words recur across windows)."""
     if len(word) <= 3 or not word.isalpha():
         return word
+    word = american(word)
     stemmed = _stemmer().stem(word, to_lowercase=False)
     if len(stemmed) < 3:  # Porter undoubles 'added' to 'ad', while 'add' (too short to stem) stays 'add'
         return next((word[:-len(end)] for end in ("ing", "ed", "es", "s", "d")

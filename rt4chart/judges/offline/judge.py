@@ -233,15 +233,7 @@ class OfflineJudge(Judge):
             return []
         pools = {i: EvidencePool(audit.index, [i], [], self.config.prefix_match) for i in found.supporting}
         whole = [i for i, pool in pools.items() if all(pool.supports(t) for p in parts for t in p)]
-        if whole:
-            return whole[:1]
-        used = []
-        for part in parts:
-            holder = next((i for i, pool in pools.items() if all(pool.supports(t) for t in part)), None)
-            if holder is None or len(part) < 2:
-                return []
-            used.append(holder)
-        return sorted(set(used)) if len(set(used)) <= 2 else []
+        return whole[:1] or _one_sentence_each(parts, pools)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], mine: list[Measure]) -> list[Token]:
@@ -393,6 +385,17 @@ def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence
     ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
     mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
     return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+
+
+def _one_sentence_each(parts: list[list[Token]], pools: dict[int, EvidencePool]) -> list[int]:
+    """Two sentences at most, each holding every word of one predicate (of two words or more); else none."""
+    used = []
+    for part in parts:
+        holder = next((i for i, pool in pools.items() if all(pool.supports(t) for t in part)), None)
+        if holder is None or len(part) < 2:
+            return []
+        used.append(holder)
+    return sorted(set(used)) if len(set(used)) <= 2 else []
 
 
 _AUXILIARIES = frozenset("is are was were has have had will would can could may might must does did".split())
