@@ -631,6 +631,25 @@ def test_a_new_single_audit_result_scrolls_into_view(app_url):
         assert dialogs == []
 
 
+def test_filling_in_the_question_keeps_the_bridge_answer_faithful_in_the_browser(app_url):
+    """Issue 38's walk: with its question filled in, a true answer whose words its sentences say was flagged baseless
+    (the reader takes "question + whole sentence" for a hallucination)."""
+    harbor = next(r for r in csv.DictReader((ROOT / "sample_data" / "rag_audit_sample.csv").open(newline=""))
+                  if r["id"] == "harbor-1")
+    with opened_page(app_url, height=1000, width=1280) as (page, dialogs):
+        page.get_by_label("Context (retrieved passages or source document)").fill(harbor["context"], timeout=60_000)
+        page.get_by_label("Answer to audit").fill(harbor["answer"])
+        page.get_by_label("Question (optional)").fill(harbor["question"])
+        page.get_by_label("Question (optional)").press("Enter")
+        page.wait_for_timeout(1000)
+        page.get_by_role("button", name="Audit", exact=True).click()
+        page.locator('.rt4-banner[data-status]').first.wait_for(state="visible", timeout=60_000)
+        assert page.locator('[data-status="faithful"]').first.is_visible()
+        assert page.locator('[data-status="hallucinated"]').count() == 0
+        shot(page, "audit-with-question-1280")
+        assert dialogs == []
+
+
 def test_a_broken_checkpoint_typed_in_the_app_is_one_line_never_a_traceback_or_a_hang(app_url, tmp_path):
     """#39: a graph that is text, a FIFO, or a config that is not JSON, typed into the Checkpoint field (loopback),
     ends the audit with one error line naming what is wrong; no exception box, no endless "Loading the model…"."""

@@ -424,7 +424,9 @@ class HybridJudge(ModelJudge):
         out: dict[int, Judgement] = {}
         for claim, (entail, contra, _n) in zip(todo, self._probs(pairs, usage, audit)):
             if entail >= self.config.entail_threshold:
-                out[claim.id] = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=True)
+                j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=True)
+                j.supporting = list(held[claim.id])  # the verdict used them all: a sentence per predicate
+                out[claim.id] = j
         return out
 
     def _fuse(self, claim: Claim, lexical: Judgement, read: Judgement) -> Judgement:
