@@ -105,6 +105,8 @@ def test_the_question_takes_no_support_from_a_claim_the_context_says(hybrid, con
     claim = audit(context, answer, question=question, judge=hybrid).claims[0]
     assert without.verdict.value == claim.verdict.value == "entailed"
     assert claim.evidence[0].text.startswith(("On 3 March", "The Lindqvist", "The board proposed"))
+    if "dividend" not in answer:  # the reason says which reading entailed it
+        assert "without the question" in claim.rationale, claim.rationale
     if "metres" in answer:  # a sentence per predicate: both are its support
         assert [e.text[:16] for e in claim.evidence] == ["The Lindqvist Ha", "It is 1,240 metr"]
 

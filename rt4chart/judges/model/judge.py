@@ -426,6 +426,7 @@ class HybridJudge(ModelJudge):
             if entail >= self.config.entail_threshold:
                 j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=True)
                 j.supporting = list(held[claim.id])  # the verdict used them all: a sentence per predicate
+                j.rationale = f"the model reads it in the sentences that say it, without the question (P entailed {entail:.2f})"
                 out[claim.id] = j
         return out
 
