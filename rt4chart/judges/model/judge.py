@@ -424,8 +424,8 @@ class HybridJudge(ModelJudge):
         out: dict[int, Judgement] = {}
         for claim, (entail, contra, _n) in zip(todo, self._probs(pairs, usage, audit)):
             if entail >= self.config.entail_threshold:
-                j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=True)
-                j.supporting = list(held[claim.id])  # the verdict used them all: a sentence per predicate
+                j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=False)
+                j.supporting = list(held[claim.id])  # the verdict used them all (no pair is read to pick one)
                 j.rationale = f"the model reads it in the sentences that say it, without the question (P entailed {entail:.2f})"
                 out[claim.id] = j
         return out

@@ -35,15 +35,16 @@ class EvidencePool:
             self.restated = {id(tokens[i]) for i in restated(mine, theirs)}
 
     def supports(self, t: Token) -> bool:
-        if id(t) in self.restated or other_ordinal(t) in self.lowers:  # '8th' where the evidence says 'eighth'
+        if id(t) in self.restated:
             return True
         if t.number is not None:
-            return number_key(t.number) in self.numbers or t.lower in self.lowers
-        if t.stem in self.stems or t.lower in self.lowers:
-            return True
-        if SHORT_FORMS.get(t.lower) in self.stems or LONG_FORMS.get(t.stem, frozenset()) & self.lowers:
-            return True  # 'TVs' where the evidence says 'television', and back
-        return bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes
+            found = number_key(t.number) in self.numbers or t.lower in self.lowers
+        else:
+            found = (t.stem in self.stems or t.lower in self.lowers
+                     or SHORT_FORMS.get(t.lower) in self.stems  # 'TVs' where the evidence says 'television', and back
+                     or bool(LONG_FORMS.get(t.stem, frozenset()) & self.lowers)
+                     or (bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes))
+        return found or other_ordinal(t) in self.lowers  # '8th' where the evidence says 'eighth' (asked last: rare)
 
 
 def claim_tokens(claim: Claim, answer: str) -> list[Token]:

@@ -374,17 +374,21 @@ def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
 
 
 def _figure_beside(t: Token, tokens: list[Token], sentence: list[Token]) -> bool:
-    """A figure of the sentence stands where the claim's count stands (they share a neighbouring word): 'two aces'
-    differs from 'three aces', not from 'five hole-in-ones' or '2002' elsewhere in the sentence."""
-    mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
-    return any(u.number is not None and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+    """A figure of the sentence stands where the claim's count stands: 'two aces' differs from 'three aces', not
+    from 'five hole-in-ones' or '2002' elsewhere in the sentence."""
+    return _beside(t, tokens, sentence, lambda u: u.number is not None)
 
 
 def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence: list[Token]) -> bool:
-    """The antonym stands where the claim's word stands: they share a neighbouring word
-    ('weight gain' vs 'weight loss'), so 'hair loss' is not read as the opposite of 'weight gain'."""
+    """The antonym stands where the claim's word stands: 'weight gain' vs 'weight loss', so 'hair loss' is not read
+    as the opposite of 'weight gain'."""
+    return _beside(t, tokens, sentence, lambda u: u.stem in opposite)
+
+
+def _beside(t: Token, tokens: list[Token], sentence: list[Token], fits) -> bool:
+    """A word of the sentence that `fits` shares a neighbouring word with the claim's word `t` (one slot)."""
     mine = _neighbours(tokens, next(i for i, u in enumerate(tokens) if u is t))
-    return any(u.stem in opposite and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
+    return any(fits(u) and mine & _neighbours(sentence, j) for j, u in enumerate(sentence))
 
 
 def _one_sentence_each(parts: list[list[Token]], pools: dict[int, EvidencePool]) -> list[int]:
