@@ -4,8 +4,10 @@ that does not is refused, and setting the model's contradiction reading aside sc
 P(entailed) alone."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -69,4 +71,23 @@ def test_the_models_claim_score_is_half_at_its_thresholds_and_contradiction_come
     verdict, score = model_verdict(0.05, 0.9, s.entail_threshold)  # set aside: P(entailed) 0.05 alone scores it
     assert verdict is Verdict.BASELESS and score == pytest.approx(0.5 + 0.5 * 0.25 / 0.3)
     assert fused_score(0.5, 0.5, s) == pytest.approx(0.5)
-    assert fused_score(0.9999, 0.0001, s) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone
+    assert fused_score(0.0001, 0.9999, s) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone
+
+
+@pytest.mark.parametrize("model", [0.0001, 0.05, 0.2, 0.3, 0.5])
+@pytest.mark.parametrize("offline", [0.5, 0.51, 0.7, 0.9999])
+def test_the_models_support_never_clears_a_claim_the_word_check_flags(offline, model):
+    """The hybrid's model may add doubt to a claim the word check flags, never take it away; without the rule the
+    same readings clear it (the model's support outweighs the words)."""
+    s = ModelSettings()
+    assert fused_score(offline, model, s) >= 0.5
+    assert fused_score(offline, model, s) == pytest.approx(1 / (1 + math.exp(-min(3.0, math.log(offline / (1 - offline))))))
+    assert fused_score(offline, 0.9, s) > fused_score(offline, model, s)  # its doubt still adds
+    if model <= 0.05 and offline < 0.9:
+        assert fused_score(offline, model, dataclasses.replace(s, word_flags_stand=False)) < 0.5
+
+
+def test_the_models_doubt_still_flags_a_claim_the_words_support():
+    s = ModelSettings()
+    assert fused_score(0.2, 0.99, s) >= 0.5  # HaluEval's swapped answers: every word is in the context, the model doubts
+    assert fused_score(0.2, 0.1, s) < 0.5

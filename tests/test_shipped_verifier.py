@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from rt4chart import audit
+from rt4chart.core.types import Verdict
 from rt4chart.judges.factory import make_judge
 from rt4chart.judges.model.checkpoint import Checkpoint
 from rt4chart.judges.model.judge import shipped_path
@@ -176,8 +177,6 @@ SAMPLE_MISSES = {  # the default judge's known misses on the demo data, each wit
                  "beside its question; a pronoun-bridged reading loses HaluEval catches: docs/benchmarks.md)",
     "insulin-3": "'a pen in use can stay at room temperature for up to 28 days': v1 reads 'stay' for 'be kept' at P "
                  "below its threshold",
-    "volcano-4": "'an extinct volcano' against 'classified as dormant, not extinct': v1 reads no contradiction and "
-                 "the word check finds 'extinct' (a 'not X' rule flagged 8 dev claims, none in a human span)",
 }
 
 
@@ -195,3 +194,14 @@ def test_the_default_judge_gives_each_demo_record_its_reviewers_verdict(hybrid, 
     sample_data/make_sample.py, not copied from a judge), with the app's default judge."""
     report = audit(row["context"], row["answer"], question=row["question"] or None, judge=hybrid)
     assert report.hallucinated == (row["gold_hallucinated"] == "true"), row["gold_note"]
+
+
+def test_the_models_support_does_not_clear_what_the_words_doubt(hybrid):
+    """volcano-4: v1 reads 'Its summit trail is open all year' as entailed (P 0.81) beside 'The summit trail is
+    closed from November to March'; the word check finds neither 'open' nor 'all year', and its flag stands."""
+    row = next(r for r in _sample_rows() if r["id"] == "volcano-4")
+    report = audit(row["context"], row["answer"], question=row["question"] or None, judge=hybrid)
+    trail = next(c for c in report.claims if c.claim.text.startswith("Its summit trail"))
+    assert trail.verdict is not Verdict.ENTAILED and trail.score >= 0.5
+    assert "closed from November to March" in trail.evidence[0].text
+    assert "the model's reading (P entailed" in trail.rationale and "did not outweigh it" in trail.rationale

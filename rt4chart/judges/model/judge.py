@@ -57,6 +57,8 @@ class ModelSettings:
     fuse_model: float = 1.0          # hybrid only: claim score logit = logit(offline) + fuse_model * logit(model) + fuse_bias
     fuse_bias: float = 0.0
     fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
+    word_flags_stand: bool = True    # hybrid only: the model's support never clears a claim the word check flags (its
+    #                                  doubt still flags a claim the words support; docs/benchmarks.md, 2026-12-06)
     fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
     #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
 
@@ -567,10 +569,13 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
 
 def fused_score(offline: float, model: float, settings: ModelSettings) -> float:
     """The hybrid's claim score from the two judges' claim scores: sigmoid(clip(logit(offline)) + k · clip(logit(model))
-    + b), k, b and the clip from `settings` (0.5 is the verdict's boundary)."""
+    + b), k, b and the clip from `settings` (0.5 is the verdict's boundary). With `word_flags_stand`, the model's term
+    is never negative for a claim the word check flags (offline >= 0.5): the model may add doubt to it, not clear it."""
     clip = settings.fuse_clip
-    return _sigmoid(max(-clip, min(clip, _logit(offline))) + settings.fuse_model * max(-clip, min(clip, _logit(model)))
-                    + settings.fuse_bias)
+    read = settings.fuse_model * max(-clip, min(clip, _logit(model)))
+    if settings.word_flags_stand and offline >= 0.5:
+        read = max(0.0, read)
+    return _sigmoid(max(-clip, min(clip, _logit(offline))) + read + settings.fuse_bias)
 
 
 def _logit(p: float) -> float:
