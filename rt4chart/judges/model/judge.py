@@ -549,8 +549,9 @@ def model_verdict(entail: float, contra: float, entail_threshold: float,
 
 def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offline: float, score: float) -> str:
     """Why the fused verdict, said from the same decision: the side that agrees with the verdict gives its reason,
-    and a side that disagreed is said to be outweighed, never quoted against the verdict (an entailed claim never
-    says 'no support', a flagged one never says its content is found)."""
+    and a side that disagreed is said to be outweighed (the model's support, to not clear a word-check flag), never
+    quoted against the verdict (an entailed claim never says 'no support', a flagged one never says its content is
+    found)."""
     flagged = verdict is not Verdict.ENTAILED
     model_flags = read.verdict is not Verdict.ENTAILED
     word_flags = lexical.verdict.is_hallucination
@@ -560,8 +561,9 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
         return f"{read.rationale}; word check: {lexical.rationale}"
     if model_flags == flagged:
         return f"{read.rationale}; the word check (score {offline:.2f}) did not outweigh it"
-    if word_flags == flagged:
-        return f"word check: {lexical.rationale}; {model_doubt} did not outweigh it"
+    if word_flags == flagged:  # the model disagrees; its support never clears the word check's flag
+        outcome = "does not clear what the word check flags" if flagged else "did not outweigh it"
+        return f"word check: {lexical.rationale}; {model_doubt} {outcome}"
     side = "doubt" if flagged else "support"
     return (f"neither reading decides alone: together they lean to {side} (score {score:.2f}; word check "
             f"{offline:.2f}, {model_doubt})")
