@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Verdict
-from rt4chart.judges.model.judge import ModelSettings, fused_score, model_verdict
+from rt4chart.judges.factory import make_judge
+from rt4chart.judges.model.judge import ModelSettings, fused_score, graded, model_verdict
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 RECORDS = [
@@ -70,8 +72,10 @@ def test_the_models_claim_score_is_half_at_its_thresholds_and_contradiction_come
     assert model_verdict(0.05, 0.9, s.entail_threshold, s.contradict_threshold) == (Verdict.CONTRADICTED, 0.95)
     verdict, score = model_verdict(0.05, 0.9, s.entail_threshold)  # set aside: P(entailed) 0.05 alone scores it
     assert verdict is Verdict.BASELESS and score == pytest.approx(0.5 + 0.5 * 0.25 / 0.3)
-    assert fused_score(0.5, 0.5, s) == pytest.approx(0.5)
-    assert fused_score(0.0001, 0.9999, s) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone
+    decided = dataclasses.replace(s, fuse_grade_words=0.0)  # the fused score before its grading within a side
+    assert fused_score(0.5, 0.5, decided) == pytest.approx(0.5)
+    assert fused_score(0.0001, 0.9999, decided) == pytest.approx(0.5)  # each logit clipped to ±3: neither decides alone
+    assert fused_score(0.0001, 0.9999, s) >= 0.5  # a tie stays flagged once graded
 
 
 @pytest.mark.parametrize("model", [0.0001, 0.05, 0.2, 0.3, 0.5])
@@ -79,8 +83,8 @@ def test_the_models_claim_score_is_half_at_its_thresholds_and_contradiction_come
 def test_the_models_support_never_clears_a_claim_the_word_check_flags(offline, model):
     """The hybrid's model may add doubt to a claim the word check flags, never take it away; without the rule the
     same readings clear it (the model's support outweighs the words)."""
-    s = ModelSettings()
-    assert fused_score(offline, model, s) >= 0.5
+    s = dataclasses.replace(ModelSettings(), fuse_grade_words=0.0)
+    assert fused_score(offline, model, ModelSettings()) >= 0.5
     assert fused_score(offline, model, s) == pytest.approx(1 / (1 + math.exp(-min(3.0, math.log(offline / (1 - offline))))))
     assert fused_score(offline, 0.9, s) > fused_score(offline, model, s)  # its doubt still adds
     if model <= 0.05 and offline < 0.9:
@@ -91,3 +95,31 @@ def test_the_models_doubt_still_flags_a_claim_the_words_support():
     s = ModelSettings()
     assert fused_score(0.2, 0.99, s) >= 0.5  # HaluEval's swapped answers: every word is in the context, the model doubts
     assert fused_score(0.2, 0.1, s) < 0.5
+
+
+@pytest.mark.parametrize("share", [0.0, 0.25, 0.5, 0.99])
+def test_grading_a_claims_score_never_moves_it_across_the_boundary(share):
+    """However much of the word check's score grades it, a claim stays on the side of 0.5 its fused score is on."""
+    values = [0.0, 1e-6, 0.1, 0.3, 0.4999, 0.5, 0.5001, 0.7, 0.95, 1.0]
+    for decided in values:
+        for offline in values:
+            score = graded(decided, offline, share)
+            assert 0.0 <= score <= 1.0
+            assert (score >= 0.5) == (decided >= 0.5)
+
+
+@pytest.mark.parametrize("share", [-0.1, 1.0, 2.0])
+def test_a_grading_share_that_could_move_a_verdict_is_refused(share):
+    with pytest.raises(ValueError, match="fuse_grade_words"):
+        graded(0.4, 1.0, share)
+    with pytest.raises(JudgeConfigError, match="fuse_grade_words must be at least 0 and below 1"):
+        make_judge("hybrid", fuse_grade_words=share)  # a spec from a file or a job says so before any audit
+
+
+def test_the_word_checks_margin_orders_claims_the_models_saturated_readings_tie():
+    """Two claims flagged by the same saturated readings are ordered by how strongly the word check flags them;
+    two supported ones by how little it doubts them."""
+    s = ModelSettings()
+    assert fused_score(0.9, 0.99, s) > fused_score(0.6, 0.99, s) >= 0.5
+    assert fused_score(0.3, 0.01, s) > fused_score(0.02, 0.01, s)
+    assert fused_score(0.3, 0.01, s) < 0.5

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Optional, Sequence
 
 from rt4chart.core.cost import Cost
+from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Claim, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.model.checkpoint import Checkpoint
@@ -59,8 +60,15 @@ class ModelSettings:
     fuse_clip: float = 3.0           # hybrid only: each judge's claim logit is clipped to ±fuse_clip before adding
     word_flags_stand: bool = True    # hybrid only: the model's support never clears a claim the word check flags (its
     #                                  doubt still flags a claim the words support; docs/benchmarks.md, 2026-12-06)
+    fuse_grade_words: float = 0.5    # hybrid only: the word check's share in how far a claim's score sits into its side
+    #                                  of the boundary (its verdict never moves; the model's readings saturate)
     fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
     #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.fuse_grade_words < 1:
+            raise JudgeConfigError(f"fuse_grade_words must be at least 0 and below 1 (at 1 a supported claim could "
+                                   f"reach the boundary), not {self.fuse_grade_words}")
 
 
 @dataclass
@@ -570,14 +578,30 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
 
 
 def fused_score(offline: float, model: float, settings: ModelSettings) -> float:
-    """The hybrid's claim score from the two judges' claim scores: sigmoid(clip(logit(offline)) + k · clip(logit(model))
-    + b), k, b and the clip from `settings` (0.5 is the verdict's boundary). With `word_flags_stand`, the model's term
-    is never negative for a claim the word check flags (offline >= 0.5): the model may add doubt to it, not clear it."""
+    """The hybrid's claim score from the two judges' claim scores. Its side of 0.5 (the verdict) is that of
+    sigmoid(clip(logit(offline)) + k · clip(logit(model)) + b), k, b and the clip from `settings`; with
+    `word_flags_stand`, the model's term is never negative for a claim the word check flags (offline >= 0.5): the
+    model may add doubt to it, not clear it. How far into its side the score sits is `graded`."""
     clip = settings.fuse_clip
     read = settings.fuse_model * max(-clip, min(clip, _logit(model)))
     if settings.word_flags_stand and offline >= 0.5:
         read = max(0.0, read)
-    return _sigmoid(max(-clip, min(clip, _logit(offline))) + read + settings.fuse_bias)
+    decided = _sigmoid(max(-clip, min(clip, _logit(offline))) + read + settings.fuse_bias)
+    return graded(decided, offline, settings.fuse_grade_words)
+
+
+def graded(decided: float, offline: float, share: float) -> float:
+    """A claim's score within the side of 0.5 that `decided` is on: its distance into that side, blended with the
+    word check's score (`share` of it), so that the word check's finer margin orders the claims that the model's
+    saturated readings leave tied. The side, and so the verdict, never changes (0.5 stays flagged); at a share of 1
+    a supported claim could reach 0.5, so the share is below 1."""
+    if not 0 <= share < 1:
+        raise ValueError(f"fuse_grade_words must be in [0, 1), not {share}")
+    if share == 0:
+        return decided
+    if decided >= 0.5:
+        return 0.5 + 0.5 * ((1 - share) * (2 * decided - 1) + share * offline)
+    return 0.5 * ((1 - share) * 2 * decided + share * offline)
 
 
 def _logit(p: float) -> float:
