@@ -66,9 +66,7 @@ class ModelSettings:
     #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
 
     def __post_init__(self) -> None:
-        if not 0 <= self.fuse_grade_words < 1:
-            raise JudgeConfigError(f"fuse_grade_words must be at least 0 and below 1 (at 1 a supported claim could "
-                                   f"reach the boundary), not {self.fuse_grade_words}")
+        checked_grade_share(self.fuse_grade_words)  # a spec from a file or a job is refused before any audit
 
 
 @dataclass
@@ -590,14 +588,20 @@ def fused_score(offline: float, model: float, settings: ModelSettings) -> float:
     return graded(decided, offline, settings.fuse_grade_words)
 
 
+def checked_grade_share(share: float) -> float:
+    """`share` when it is a word-check share `graded` can take (at least 0, below 1); else a JudgeConfigError."""
+    if not 0 <= share < 1:
+        raise JudgeConfigError(f"fuse_grade_words must be at least 0 and below 1 (at 1 a supported claim could "
+                               f"reach the boundary), not {share}")
+    return share
+
+
 def graded(decided: float, offline: float, share: float) -> float:
     """A claim's score within the side of 0.5 that `decided` is on: its distance into that side, blended with the
     word check's score (`share` of it), so that the word check's finer margin orders the claims that the model's
     saturated readings leave tied. The side, and so the verdict, never changes (0.5 stays flagged); at a share of 1
     a supported claim could reach 0.5, so the share is below 1."""
-    if not 0 <= share < 1:
-        raise ValueError(f"fuse_grade_words must be in [0, 1), not {share}")
-    if share == 0:
+    if checked_grade_share(share) == 0:
         return decided
     if decided >= 0.5:
         return 0.5 + 0.5 * ((1 - share) * (2 * decided - 1) + share * offline)
