@@ -204,6 +204,46 @@ def test_local_workers_are_processes_for_the_offline_judge_and_change_nothing(tm
     assert two.read_bytes() == one.read_bytes()
 
 
+def _count_verifier_loads() -> None:
+    """On a Dask worker: count every verifier checkpoint this process builds from now on."""
+    from rt4chart.judges.model.checkpoint import Checkpoint
+
+    if not hasattr(Checkpoint, "loads_counted"):
+        build = Checkpoint.__init__
+
+        def counted(self, *args, **kwargs):
+            Checkpoint.loads_counted += 1
+            build(self, *args, **kwargs)
+        Checkpoint.__init__ = counted
+    Checkpoint.loads_counted = 0
+
+
+def _verifier_loads() -> int:
+    from rt4chart.judges.model.checkpoint import Checkpoint
+
+    return Checkpoint.loads_counted
+
+
+@pytest.mark.parametrize("kind", ["hybrid", "model"])
+def test_the_model_judges_give_on_dask_the_local_output_and_load_the_verifier_once_per_worker(cluster, tmp_path,
+                                                                                                kind):
+    """#37 item 4: the shipped verifier read on Dask workers gives byte for byte the local engine's report, and a
+    worker builds its judge, and so its ONNX session, once for all the partitions it audits."""
+    address, _ = cluster
+    with distributed.Client(address, timeout="60s") as client:
+        client.run(_count_verifier_loads)
+    sample = ROOT / "sample_data" / "rag_audit_sample.csv"
+    local, on_dask = tmp_path / "local.jsonl", tmp_path / "dask.jsonl"
+    run_batch(str(sample), str(local), make_judge(kind))
+    summary = run_batch(str(sample), str(on_dask), make_judge(kind), engine="dask", dask_address=address,
+                        partition_rows=2)
+    assert summary.rows == 20 and summary.failed == summary.unverified == 0
+    assert on_dask.read_bytes() == local.read_bytes()
+    with distributed.Client(address, timeout="60s") as client:
+        loads = client.run(_verifier_loads)
+    assert max(loads.values()) == 1, loads  # ten partitions on two workers: one verifier a worker, never more
+
+
 def test_a_csv_batch_on_dask_is_stored_whole_in_the_run_store(cluster, tmp_path):
     """CSV rows are read by the driver and shipped; the workers must still store every one of them."""
     from rt4chart.store import Store
