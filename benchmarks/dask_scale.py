@@ -1,9 +1,10 @@
-"""Throughput and driver CPU of `rt4chart batch` (offline judge, no cache, no journal, no store) for the
+"""Throughput and driver CPU of `rt4chart batch` (offline judge unless named, no cache, no journal, no store) for the
 local engine with 1 and N processes and the Dask engine with 1 and N workers, on the ragtruth_dev
 answers repeated with fresh ids. Prints rows/s, speed-up against one local process, the driver
 process's own CPU per row (imports included; the workers are other processes), and whether every output
 is identical to the one-process output.
-Usage: python benchmarks/dask_scale.py [ROWS] [WORKERS] [WORKDIR]
+Usage: python benchmarks/dask_scale.py [ROWS] [WORKERS] [WORKDIR] [JUDGE]
+(the judge is always passed: the CLI's default is the app's, which is no longer the offline judge)
 """
 import json
 import subprocess
@@ -32,10 +33,11 @@ def generate(path: Path, rows: int) -> None:
                                 "question": (g.get("meta") or {}).get("question")}) + "\n")
 
 
-def run(source: Path, out: Path, engine: str, workers: int) -> tuple[float, float]:
+def run(source: Path, out: Path, engine: str, workers: int, judge: str) -> tuple[float, float]:
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", DRIVER, "batch", str(source), "-o", str(out), "--quiet",
-                           "--no-cache", "--no-journal", "--no-store", "--engine", engine, "--workers", str(workers)],
+                           "--no-cache", "--no-journal", "--no-store", "--engine", engine, "--workers", str(workers),
+                           "--judge", judge],
                           check=True, cwd=ROOT, capture_output=True, text=True)
     cpu = float(done.stderr.split("DRIVER_CPU ")[1].split()[0])
     return time.perf_counter() - started, cpu
@@ -45,6 +47,7 @@ def main() -> None:
     rows = int(sys.argv[1]) if len(sys.argv) > 1 else 3_000
     workers = int(sys.argv[2]) if len(sys.argv) > 2 else 2
     work = Path(sys.argv[3] if len(sys.argv) > 3 else "/tmp/rt4chart-scale")
+    judge = sys.argv[4] if len(sys.argv) > 4 else "offline"
     work.mkdir(parents=True, exist_ok=True)
     source = work / "rows.jsonl"
     generate(source, rows)
@@ -52,7 +55,7 @@ def main() -> None:
     outputs = []
     for engine, n in (("local", 1), ("local", workers), ("dask", 1), ("dask", workers)):
         out = work / f"out-{engine}-{n}.jsonl"
-        seconds, cpu = run(source, out, engine, n)
+        seconds, cpu = run(source, out, engine, n, judge)
         base = base or rows / seconds
         outputs.append(out.read_bytes())
         print(f"{engine:5} workers={n:2}: {seconds:6.1f} s, {rows / seconds:6.1f} rows/s, "

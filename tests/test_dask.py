@@ -212,13 +212,14 @@ def _count_verifier_loads() -> None:
         build = Checkpoint.__init__
 
         def counted(self, *args, **kwargs):
-            Checkpoint.loads_counted += 1
+            Checkpoint.loads_counted.append(kwargs.get("threads"))
             build(self, *args, **kwargs)
         Checkpoint.__init__ = counted
-    Checkpoint.loads_counted = 0
+    Checkpoint.loads_counted = []
 
 
-def _verifier_loads() -> int:
+def _verifier_loads() -> list:
+    """The inference threads of each verifier checkpoint this worker built since `_count_verifier_loads`."""
     from rt4chart.judges.model.checkpoint import Checkpoint
 
     return Checkpoint.loads_counted
@@ -228,7 +229,8 @@ def _verifier_loads() -> int:
 def test_the_model_judges_give_on_dask_the_local_output_and_load_the_verifier_once_per_worker(cluster, tmp_path,
                                                                                                 kind):
     """#37 item 4: the shipped verifier read on Dask workers gives byte for byte the local engine's report, and a
-    worker builds its judge, and so its ONNX session, once for all the partitions it audits."""
+    worker builds its judge, and so its ONNX session, once for all the partitions it audits, with as many
+    inference threads as Dask gives the worker task threads (one here), not every core of the machine."""
     address, _ = cluster
     with distributed.Client(address, timeout="60s") as client:
         client.run(_count_verifier_loads)
@@ -241,7 +243,8 @@ def test_the_model_judges_give_on_dask_the_local_output_and_load_the_verifier_on
     assert on_dask.read_bytes() == local.read_bytes()
     with distributed.Client(address, timeout="60s") as client:
         loads = client.run(_verifier_loads)
-    assert max(loads.values()) == 1, loads  # ten partitions on two workers: one verifier a worker, never more
+    assert max(len(v) for v in loads.values()) == 1, loads  # ten partitions on two workers: one verifier a worker
+    assert {threads for v in loads.values() for threads in v} == {1}, loads
 
 
 def test_a_csv_batch_on_dask_is_stored_whole_in_the_run_store(cluster, tmp_path):

@@ -72,3 +72,19 @@ def test_a_new_judge_is_one_registration(scratch_registration):
     assert make_judge(scratch_registration).name == "offline"
     with pytest.raises(ValueError, match="already registered"):
         registry.register(scratch_registration, "again")(_build)
+
+
+def test_a_dask_worker_gives_a_model_judge_its_own_share_of_the_cores_and_nothing_else():
+    """Automatic inference threads (0) become the worker's task threads; a chosen count, a judge without threads
+    and a build outside a worker are left as they are."""
+    from rt4chart.batch.dask_engine import within_worker_share
+
+    auto = JudgeSpec.of(make_judge("hybrid"))
+    assert auto.options["threads"] == 0
+    on_worker = within_worker_share(auto, 1)
+    assert on_worker.options == {**auto.options, "threads": 1} and on_worker.kind == "hybrid"
+    assert within_worker_share(auto, None) == auto
+    chosen = JudgeSpec.make("model", {**JudgeSpec.of(make_judge("model")).options, "threads": 3})
+    assert within_worker_share(chosen, 1) == chosen
+    offline = JudgeSpec.of(make_judge("offline"))
+    assert within_worker_share(offline, 1) == offline

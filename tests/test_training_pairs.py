@@ -54,6 +54,27 @@ def test_a_perturbation_changes_one_figure_or_adds_one_negation():
     assert pairs._perturb("Maps and globes.", random.Random(1)) is None
 
 
+def test_a_dialogue_response_may_be_read_after_its_last_turn_as_a_qa_claim_is_after_its_question():
+    """--dialogue-prompt: the last turn goes before each of the response's sentences (cut to its last 300
+    characters at a word), a question still wins, and without the option the pairs are those v1 was trained on."""
+    pairs = _pairs_module()
+    record = _record(3, "The museum opened on 14 May 1998 with maps and globes.")
+    record["meta"]["dialogue_history"] = "Hello there!\nWhen did the museum open?"
+    plain = pairs.pairs_of(record, random.Random(0))
+    prompted = pairs.pairs_of(record, random.Random(0), dialogue_prompt=True)
+    assert [p["hypothesis"] for p in plain] == [p["hypothesis"].removeprefix("When did the museum open? ")
+                                                for p in prompted]
+    assert all(p["hypothesis"].startswith("When did the museum open? ") for p in prompted)
+    assert [(p["kind"], p["label"], p["premise"]) for p in plain] == [(p["kind"], p["label"], p["premise"])
+                                                                        for p in prompted]
+    record["meta"]["dialogue_history"] = "Tell me. " + "word " * 100 + "and the last one?"
+    prompt = pairs._prompt(record, True)
+    assert len(prompt) <= pairs.PROMPT_CHARS and prompt.endswith("and the last one?") and prompt.startswith("word")
+    record["meta"]["question"] = "Which year?"
+    assert pairs._prompt(record, True) == "Which year?"
+    assert pairs._prompt({"meta": {"dialogue_history": "\n \n"}}, True) == ""
+
+
 @pytest.mark.slow  # over 1.8 s (measured, 2026-12-04): left out of make test-fast
 def test_window_coverage_is_the_same_to_the_last_bit_under_any_hash_seed():
     """The best window is an argmax over float sums; summed in a set's order, near-ties broke differently from

@@ -116,9 +116,24 @@ def _span_label(label: str) -> str:
     return {"intrinsic": "contradicted", "extrinsic": "baseless"}.get(label, "hallucinated")
 
 
-def _hypothesis(record: dict, sentence: str) -> str:
+PROMPT_CHARS = 300  # the most of a dialogue's last turn put before a response (a question is rarely longer)
+
+
+def _prompt(record: dict, dialogue_prompt: bool) -> str:
+    """What the judge would put before the answer's claims: a QA record's question, and with `dialogue_prompt` a
+    dialogue record's last turn (a prompt followed by a whole sentence that is entailed: HaluEval QA alone teaches
+    the reader that a question before a whole sentence marks a hallucination)."""
     question = record["meta"].get("question")
-    return f"{question} {sentence}" if question else sentence
+    if question or not dialogue_prompt:
+        return question or ""
+    turns = [t.strip() for t in str(record["meta"].get("dialogue_history") or "").splitlines() if t.strip()]
+    last = turns[-1] if turns else ""
+    return last if len(last) <= PROMPT_CHARS else last[-PROMPT_CHARS:].split(" ", 1)[-1]
+
+
+def _hypothesis(record: dict, sentence: str, dialogue_prompt: bool = False) -> str:
+    prompt = _prompt(record, dialogue_prompt)
+    return f"{prompt} {sentence}" if prompt else sentence
 
 
 def sentence_labels(record: dict) -> list[tuple[str, str]]:
@@ -166,7 +181,7 @@ def _perturb(sentence: str, rng: random.Random) -> str | None:
     return None
 
 
-def pairs_of(record: dict, rng: random.Random) -> list[dict]:
+def pairs_of(record: dict, rng: random.Random, dialogue_prompt: bool = False) -> list[dict]:
     labelled = sentence_labels(record)
     if not labelled:
         return []
@@ -177,7 +192,7 @@ def pairs_of(record: dict, rng: random.Random) -> list[dict]:
         cover = windows.coverage(sentence)
         best = max(range(len(cover)), key=cover.__getitem__)
         base = {"group": group, "source": record["dataset"], "record": record["id"]}
-        hyp = _hypothesis(record, sentence)
+        hyp = _hypothesis(record, sentence, dialogue_prompt)
         out.append({**base, "premise": windows.text(best), "hypothesis": hyp, "label": label, "kind": "best"})
         if label != "entailed":
             continue
@@ -188,7 +203,7 @@ def pairs_of(record: dict, rng: random.Random) -> list[dict]:
         if rng.random() < PERTURB_RATE:
             changed = _perturb(sentence, rng)
             if changed:
-                out.append({**base, "premise": windows.text(best), "hypothesis": _hypothesis(record, changed),
+                out.append({**base, "premise": windows.text(best), "hypothesis": _hypothesis(record, changed, dialogue_prompt),
                             "label": "contradicted", "kind": "perturbed"})
     return out
 
@@ -200,10 +215,13 @@ def _keep(record: dict, excluded: set[str]) -> bool:
     return record["meta"].get("domain") not in excluded
 
 
-def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: float = 1.0) -> tuple[list[dict], dict]:
+def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: float = 1.0,
+          dialogue_prompt: bool = False) -> tuple[list[dict], dict]:
     pairs: list[dict] = []
     manifest: dict = {"files": {}, "excluded_files": NOT_SHIPPABLE, "seed": seed, "window_chars": WINDOW_CHARS,
                       "cap_scale": cap_scale, "perturb_rate": PERTURB_RATE, "name_swap_share": 0.0}
+    if dialogue_prompt:  # written only when set, so v1's manifest is reproduced as it was
+        manifest["dialogue_prompt"] = {"turn": "last", "chars": PROMPT_CHARS}
     for name, excluded in files.items():
         path = data / f"{name}.jsonl"
         raw = path.read_bytes()
@@ -216,7 +234,7 @@ def build(data: Path, files: dict[str, set[str]], seed: int = 13, cap_scale: flo
         for record in kept:
             if counted >= PER_FILE_CAP[name] * cap_scale:
                 break
-            made = pairs_of(record, rng)
+            made = pairs_of(record, rng, dialogue_prompt)
             file_pairs.extend(made)
             counted += len(made)
             used += 1
@@ -245,8 +263,10 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=Path("../shared/training"))
     parser.add_argument("--out", type=Path, default=Path("training/work/pairs.jsonl"))
     parser.add_argument("--cap-scale", type=float, default=1.0, help="multiply each file's cap on pairs")
+    parser.add_argument("--dialogue-prompt", action="store_true",
+                        help="put a dialogue's last turn before its response's sentences, as a question is put")
     args = parser.parse_args()
-    pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale)
+    pairs, manifest = build(args.data, SHIPPABLE, cap_scale=args.cap_scale, dialogue_prompt=args.dialogue_prompt)
     write_pairs(args.out, pairs, manifest)
     print(json.dumps(manifest["pairs"]), len(pairs), "pairs ->", args.out)
 
