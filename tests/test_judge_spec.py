@@ -3,6 +3,7 @@ the registry is the one list of judges that the CLI, `make_judge` and the engine
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -75,9 +76,9 @@ def test_a_new_judge_is_one_registration(scratch_registration):
 
 
 def test_a_dask_worker_gives_a_model_judge_its_own_share_of_the_cores_and_nothing_else():
-    """Automatic inference threads (0) become the worker's task threads; a chosen count, a judge without threads
+    """Automatic inference threads (0) become the worker's share (never none); a chosen count, a judge without threads
     and a build outside a worker are left as they are."""
-    from rt4chart.batch.dask_engine import within_worker_share
+    from rt4chart.batch.dask_engine import local_share, within_worker_share
 
     auto = JudgeSpec.of(make_judge("hybrid"))
     assert auto.options["threads"] == 0
@@ -88,3 +89,4 @@ def test_a_dask_worker_gives_a_model_judge_its_own_share_of_the_cores_and_nothin
     assert within_worker_share(chosen, 1) == chosen
     offline = JudgeSpec.of(make_judge("offline"))
     assert within_worker_share(offline, 1) == offline
+    assert local_share(1) == (os.cpu_count() or 1) and local_share(10 * (os.cpu_count() or 1)) == 1

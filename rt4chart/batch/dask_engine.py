@@ -87,6 +87,11 @@ def within_worker_share(spec: JudgeSpec, share: Optional[int]) -> JudgeSpec:
     return JudgeSpec.make(spec.kind, {**options, "threads": max(1, share)})
 
 
+def local_share(workers: int) -> int:
+    """Each worker's share of this machine's cores in a local cluster of `workers` (at least one thread)."""
+    return max(1, (os.cpu_count() or 1) // max(1, workers))
+
+
 @lru_cache(maxsize=2)
 def _worker_store(url: str):
     from rt4chart.store import Store
@@ -155,8 +160,7 @@ def dask_lines(parts: Iterable, judge: Judge, config: AuditConfig, secrets: dict
                run_id: Optional[str] = None) -> Iterator[AuditedLine]:
     """One line (without a stored row: the workers store their rows) for every row of `parts` (partitions, or
     lists of (position, record) pairs), in input order, computed on Dask workers (`batch.executors.DaskWorkers`)."""
-    spec = JudgeSpec.of(judge) if address else within_worker_share(JudgeSpec.of(judge),
-                                                                   (os.cpu_count() or 1) // max(1, workers))
+    spec = JudgeSpec.of(judge) if address else within_worker_share(JudgeSpec.of(judge), local_share(workers))
     work = Work(spec, config.model_dump_json(), roles, run_id)
     client = connect(address, workers)
     try:
