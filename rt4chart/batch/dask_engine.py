@@ -56,13 +56,11 @@ class SecretPlugin(_WorkerPlugin):
             _SECRETS.pop(key, None)
 
 
-def _worker_judge(spec: JudgeSpec) -> Judge:
-    return _built_judge(within_worker_share(spec, _worker_task_threads()))  # a cluster rt4chart did not start
-
-
 @lru_cache(maxsize=8)
-def _built_judge(spec: JudgeSpec) -> Judge:
-    return spec.build(_SECRETS)
+def _worker_judge(spec: JudgeSpec) -> Judge:
+    """The judge of `spec`, built once per worker process; automatic threads become the worker's task threads (a
+    local cluster's driver has already given them their share, so there this changes nothing)."""
+    return within_worker_share(spec, _worker_task_threads()).build(_SECRETS)
 
 
 def _worker_task_threads() -> Optional[int]:
