@@ -38,8 +38,8 @@ class RecordingHybrid(HybridJudge):
         self.raw.update({cid: j.score for cid, j in finals.items()})
         return finals
 
-    def _fuse(self, claim, lexical, read):
-        out = super()._fuse(claim, lexical, read)
+    def _fuse(self, claim, lexical, read, audit):
+        out = super()._fuse(claim, lexical, read, audit)
         self.fused[claim.id] = {
             "offline": lexical.score, "offline_verdict": lexical.verdict.value, "model": read.score,
             "model_verdict": read.verdict.value, "entail": getattr(read, "entail", None),

@@ -65,6 +65,22 @@ def test_a_verbatim_claim_is_entailed_with_its_sentence(hybrid):
     assert claim.evidence[0].text.startswith("From the camp she was able to call her husband")
 
 
+def test_an_entailed_answer_is_shown_with_the_sentence_that_holds_it_not_the_one_about_the_questions_subject(hybrid):
+    """v1, reading each sentence alone beside the question, rates the sentence about the race highest (P 0.96 for
+    both); the sentence that says "6.213 km long" is the one that proves the answer, and the rationale's word
+    check points at it."""
+    context = ("The Harwick 12 Hour is an endurance race for GT and touring cars, held each February at the Mount "
+               "Leura circuit near Harwick. The race was first run in 1991 and is organised by the Harwick Motor "
+               "Club. The 6.213 km long track is a public road with normal speed limits when no race is being run. "
+               "It climbs 174 metres from the pit lane to the summit.")
+    claim = audit(context, "6.213 km long", question="How long is the circuit where the Harwick 12 Hour is held?",
+                  judge=hybrid).claims[0]
+    assert claim.verdict.value == "entailed"
+    assert [e.text for e in claim.evidence] == [
+        "The 6.213 km long track is a public road with normal speed limits when no race is being run."]
+    assert "100% of the claim's content is found in the evidence" in claim.rationale
+
+
 def test_a_lost_foot_where_the_context_says_the_leg_was_amputated_is_flagged(hybrid):
     context = "The girl was injured in the blast. Doctors said her leg was amputated below the knee."
     claim = audit(context, "The girl lost her foot in the blast.", judge=hybrid).claims[0]
@@ -132,6 +148,24 @@ def test_the_one_sentence_reading_is_for_claims_sentences_say_word_for_word(cont
     claims = judge.decompose(seen, Cost())
     found = judge.verify_global(claims, {}, seen, Cost())
     assert judge.holding_sentences(claims[0], found[claims[0].id], seen) == held
+
+
+def test_how_much_of_a_claim_sentences_hold_is_weighed_by_its_words_without_the_question():
+    from rt4chart.auditing.pipeline import prepare
+    from rt4chart.core.cost import Cost
+    from rt4chart.judges.offline.judge import OfflineJudge
+
+    context = "The race is held in February. The 6.213 km long track climbs 174 metres. Tickets cost 40 euros."
+    judge = OfflineJudge()
+
+    def held(answer: str, ids: list[int]) -> float:
+        seen = prepare(context, answer, "How long is the track?")
+        return judge.content_held(judge.decompose(seen, Cost())[0], seen, ids)
+
+    claim = "The track is 6.213 km long and climbs 174 metres."
+    assert held(claim, [1]) == held(claim, [0, 1]) == 1.0
+    assert held(claim, [0]) == held(claim, [2]) == held(claim, []) == 0.0  # the question's 'track', 'long' count not
+    assert 0.0 < held("The track is 6.213 km long and climbs 200 metres.", [1]) < 1.0  # a figure it lacks
 
 
 def test_a_bare_name_is_still_read_beside_its_question(hybrid):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional
+from typing import Iterable, Optional, Sequence
 
 from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Span, Verdict, Window
@@ -234,6 +234,18 @@ class OfflineJudge(Judge):
         pools = {i: EvidencePool(audit.index, [i], [], self.config.prefix_match) for i in found.supporting}
         whole = [i for i, pool in pools.items() if all(pool.supports(t) for p in parts for t in p)]
         return whole[:1] or _one_sentence_each(parts, pools)
+
+    def content_held(self, claim: Claim, audit: AuditInput, sentence_ids: Sequence[int]) -> float:
+        """How much of the claim these sentences hold, without the question: the weighted share of its content
+        words (figures restated in other words included) that they supply, with the word check's own weights."""
+        tokens = claim_tokens(claim, audit.answer)
+        content = [t for t in tokens if t.is_content]
+        if not content or not sentence_ids:
+            return 0.0
+        pool = EvidencePool(audit.index, list(sentence_ids), [], self.config.prefix_match)
+        pool.mark_restated(tokens, measures(tokens) if self.config.compare_restated else [])
+        weights = [self._weight(t, initial=_sentence_initial(t, claim, audit.answer)) for t in content]
+        return sum(w for t, w in zip(content, weights) if pool.supports(t)) / sum(weights)
 
     def _scattered(self, content: list[Token], tokens: list[Token], evidence: list[int], index,
                    question_stems: set[str], mine: list[Measure]) -> list[Token]:
