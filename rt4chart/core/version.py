@@ -26,5 +26,6 @@ __version__ = "0.1.0"
 # 'television', and back. 17: a count spelled as a word differs only from a figure in its slot ('two aces' is no
 # other figure than 'five hole-in-ones'). 18: a British spelling has the American one's stem ('criticised',
 # 'colour', 'metres', 'defence'). 19: the hybrid's model never clears a claim the word check flags (its doubt still
-# flags a claim the words support); a hybrid claim's score within its side of 0.5 is graded by both judges.
-METHOD_REVISION = 19
+# flags a claim the words support); a hybrid claim's score within its side of 0.5 is graded by both judges. 20: the
+# hybrid shows an entailed claim with the word check's sentences when they hold more of its words than the model's.
+METHOD_REVISION = 20
