@@ -230,6 +230,29 @@ def test_the_default_judge_gives_each_demo_record_its_reviewers_verdict(hybrid, 
     assert report.hallucinated == (row["gold_hallucinated"] == "true"), row["gold_note"]
 
 
+def test_no_entailed_demo_claim_is_shown_with_sentences_holding_less_of_it_than_the_word_checks_best(hybrid):
+    """The rule behind what an entailed claim is shown with, over every demo record and the app's example: the
+    sentences shown hold at least as much of the claim's words as the sentence the word check found most of it in."""
+    from rt4chart.auditing.pipeline import prepare
+    from rt4chart.core.cost import Cost
+
+    checked = 0
+    for row in _sample_rows():
+        report = audit(row["context"], row["answer"], question=row["question"] or None, judge=hybrid)
+        seen = prepare(row["context"], row["answer"], row["question"] or None)
+        claims = [result.claim for result in report.claims]
+        words = hybrid.offline.verify_global(claims, {}, seen, Cost())
+        for result in report.claims:
+            if result.verdict is not Verdict.ENTAILED or not words[result.claim.id].supporting:
+                continue
+            shown = [e.sentence_index for e in result.evidence if e.relation == "supports"]
+            best = words[result.claim.id].supporting[:1]
+            held = hybrid.offline.content_held
+            assert shown and held(result.claim, seen, shown) >= held(result.claim, seen, best), (row["id"], shown, best)
+            checked += 1
+    assert checked >= 12  # the demo data's entailed claims that the word check found
+
+
 def test_the_models_support_does_not_clear_what_the_words_doubt(hybrid):
     """volcano-4: v1 reads 'Its summit trail is open all year' as entailed (P 0.81) beside 'The summit trail is
     closed from November to March'; the word check finds neither 'open' nor 'all year', and its flag stands."""
