@@ -207,8 +207,6 @@ def test_a_rows_model_cost_is_the_same_whatever_the_process_read_before():
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "rag_audit_sample.csv"
 SAMPLE_MISSES = {  # the default judge's known misses on the demo data, each with why (strict: fixed, the line goes)
-    "insulin-1": "'Insulin glargine is usually injected once a day' joins two sentences through 'It' (v1 P 0.01 "
-                 "beside its question; a pronoun-bridged reading loses HaluEval catches: docs/benchmarks.md)",
     "insulin-3": "'a pen in use can stay at room temperature for up to 28 days': v1 reads 'stay' for 'be kept' at P "
                  "below its threshold",
 }
@@ -263,3 +261,20 @@ def test_the_models_support_does_not_clear_what_the_words_doubt(hybrid):
     assert "closed from November to March" in trail.evidence[0].text
     assert "the model's reading (P entailed" in trail.rationale
     assert trail.rationale.endswith("does not clear what the word check flags")
+
+
+def test_a_sentence_opening_with_a_pronoun_is_read_with_its_subject_when_read_without_the_one_before(hybrid):
+    """insulin-1: "It is usually injected once a day …" says nothing about insulin glargine when read alone; the model
+    reads it as "Insulin glargine is usually injected …", and beside the sentence before it, as it is written."""
+    from rt4chart.auditing.pipeline import prepare
+
+    row = next(r for r in _sample_rows() if r["id"] == "insulin-1")
+    seen = prepare(row["context"], row["answer"], row["question"])
+    first, second = seen.context_sentences[0].text, seen.context_sentences[1].text
+    assert hybrid._premise([1], seen) == "Insulin glargine" + second[len("It"):]
+    assert hybrid._premise([0, 1], seen) == f"{first} {second}"
+    report = audit(row["context"], row["answer"], question=row["question"], judge=hybrid)
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.ENTAILED and [e.sentence_index for e in claim.evidence] == [1]
+    unresolved = make_judge("hybrid", resolve_pronouns=False)
+    assert audit(row["context"], row["answer"], question=row["question"], judge=unresolved).hallucinated

@@ -28,4 +28,6 @@ __version__ = "0.1.0"
 # 'colour', 'metres', 'defence'). 19: the hybrid's model never clears a claim the word check flags (its doubt still
 # flags a claim the words support); a hybrid claim's score within its side of 0.5 is graded by both judges. 20: the
 # hybrid shows an entailed claim with the word check's sentences when they hold more of its words than the model's.
-METHOD_REVISION = 20
+# 21: the model reads a context sentence opening with He/She/It/They with the subject it stands for when the
+# sentence before it is not read beside it (text/antecedents.py).
+METHOD_REVISION = 21

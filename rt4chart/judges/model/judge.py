@@ -25,6 +25,7 @@ from rt4chart.core.errors import JudgeConfigError
 from rt4chart.core.types import Claim, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.model.checkpoint import Checkpoint
+from rt4chart.text.antecedents import resolved_sentences
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import tokenize
 from rt4chart.text.measures import measures, restated
@@ -63,6 +64,8 @@ class ModelSettings:
     #                                  doubt still flags a claim the words support; docs/benchmarks.md, 2026-12-06)
     fuse_grade_words: float = 0.5    # hybrid only: the word check's share in how far a claim's score sits into its side
     #                                  of the boundary (its verdict never moves; the model's readings saturate)
+    resolve_pronouns: bool = True    # a context sentence opening with He/She/It/They is read with the subject of the
+    #                                  sentence before it when that sentence is not read beside it (text/antecedents.py)
     fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
     #                                  (benchmarks/fit_fusion.py; none ships, docs/benchmarks.md says why)
 
@@ -168,11 +171,34 @@ class ModelJudge(Judge):
         return f"{audit.question} {claim.text}" if audit.question else claim.text
 
     def _tokens(self, audit: AuditInput) -> list[int]:
+        """Per context sentence, its token count as the model may read it (with a pronoun's subject, the longer)."""
         cached = audit.__dict__.get("_model_sentence_tokens")
         if cached is None:
-            cached = [self.checkpoint.count_tokens(s.text) for s in audit.context_sentences]
+            cached = [self.checkpoint.count_tokens(r or s.text)
+                      for s, r in zip(audit.context_sentences, self._resolved(audit))]
             audit.__dict__["_model_sentence_tokens"] = cached
         return cached
+
+    def _resolved(self, audit: AuditInput) -> list[Optional[str]]:
+        """Per context sentence: its text with an opening pronoun replaced by the subject it stands for, or None."""
+        if not self.config.resolve_pronouns:
+            return [None] * len(audit.context_sentences)
+        cached = audit.__dict__.get("_model_resolved")
+        if cached is None:
+            sentences = audit.context_sentences
+            cached = resolved_sentences(audit.context, [s.start for s in sentences], [s.end for s in sentences])
+            audit.__dict__["_model_resolved"] = cached
+        return cached
+
+    def _premise(self, ids: Sequence[int], audit: AuditInput) -> str:
+        """The text the model reads for these context sentences: a sentence opening with a pronoun is read with its
+        subject (when resolvable) unless the sentence before it is read beside it."""
+        resolved, sentences = self._resolved(audit), audit.context_sentences
+        texts = []
+        for k, i in enumerate(ids):
+            alone = k == 0 or ids[k - 1] != i - 1
+            texts.append(resolved[i] or sentences[i].text if alone else sentences[i].text)
+        return " ".join(texts)
 
     def _pieces(self, ids: Sequence[int], budget: int, audit: AuditInput) -> list[list[int]]:
         """Consecutive sentences grouped into pieces of at most `budget` tokens; a sentence longer than the
@@ -191,7 +217,7 @@ class ModelJudge(Judge):
 
     def _texts(self, piece: list[int], budget: int, audit: AuditInput) -> list[str]:
         """The text(s) of a piece: one, or a long single sentence in word chunks that each fit."""
-        text = " ".join(audit.context_sentences[i].text for i in piece)
+        text = self._premise(piece, audit)
         if len(piece) > 1 or self._tokens(audit)[piece[0]] <= budget:
             return [text]
         words, chunks, current = text.split(), [], []
@@ -290,7 +316,7 @@ class ModelJudge(Judge):
         if len(candidates) == 1:
             ranked = candidates
         else:
-            probs = self._probs([(audit.context_sentences[i].text, hyp) for i in candidates], usage, audit)
+            probs = self._probs([(self._premise([i], audit), hyp) for i in candidates], usage, audit)
             at = 0 if j.verdict is Verdict.ENTAILED else 1
             ranked = [i for _, i in sorted(zip((p[at] for p in probs), candidates), key=lambda x: -x[0])]
         if j.verdict is Verdict.ENTAILED:
@@ -427,9 +453,10 @@ class HybridJudge(ModelJudge):
         if not audit.question:
             return {}
         held = {c.id: ids for c in claims if len(c.text.split()) >= WHOLE_SENTENCE_WORDS
-                and (ids := self.offline.holding_sentences(c, lexical[c.id], audit))}
+                and (ids := self.offline.holding_sentences(c, lexical[c.id], audit)
+                     or self.offline.holding_sentence(c, lexical[c.id], audit, self._resolved(audit)))}
         todo = [c for c in claims if c.id in held]
-        pairs = [(" ".join(audit.context_sentences[i].text for i in held[c.id]), c.text) for c in todo]
+        pairs = [(self._premise(held[c.id], audit), c.text) for c in todo]
         out: dict[int, Judgement] = {}
         for claim, (entail, contra, _n) in zip(todo, self._probs(pairs, usage, audit)):
             if entail >= self.config.entail_threshold:
@@ -505,8 +532,8 @@ class HybridJudge(ModelJudge):
         for claim in claims:
             i, hyp = best[claim.id], self._hypothesis(claim, audit)
             if i is not None:
-                around = audit.context_sentences[max(0, i - 1):i + 2]
-                pairs += [(audit.context_sentences[i].text, hyp), (" ".join(s.text for s in around), hyp)]
+                around = list(range(max(0, i - 1), min(len(audit.context_sentences), i + 2)))
+                pairs += [(self._premise([i], audit), hyp), (self._premise(around, audit), hyp)]
         probs = iter(self._probs(pairs, usage, audit))
         out = []
         for claim in claims:

@@ -235,6 +235,22 @@ class OfflineJudge(Judge):
         whole = [i for i, pool in pools.items() if all(pool.supports(t) for p in parts for t in p)]
         return whole[:1] or _one_sentence_each(parts, pools)
 
+    def holding_sentence(self, claim: Claim, found: Judgement, audit: AuditInput,
+                         resolved: Sequence[Optional[str]]) -> list[int]:
+        """The sentence of the word check's evidence that holds every content word and figure of the claim once its
+        opening pronoun is read as the subject it stands for (`resolved`: per sentence, that reading or None);
+        "It is usually injected once a day." holds "Insulin glargine is usually injected once a day." Else none."""
+        if found.verdict is not Verdict.ENTAILED or found.rule != "found":
+            return []
+        content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
+        for i in found.supporting:
+            text = resolved[i] if i < len(resolved) else None
+            if text and content:
+                pool = EvidencePool(audit.index, [], tokenize(text), self.config.prefix_match)
+                if all(pool.supports(t) for t in content):
+                    return [i]
+        return []
+
     def content_held(self, claim: Claim, audit: AuditInput, sentence_ids: Sequence[int]) -> float:
         """How much of the claim these sentences hold, without the question: the weighted share of its content
         words (figures restated in other words included) that they supply, with the word check's own weights."""
