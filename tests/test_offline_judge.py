@@ -302,3 +302,16 @@ def test_each_supporting_sentence_adds_a_word_of_the_claim():
     claim = audit(context, "The bridge opened in 1998 and carries four lanes.").claims[0]
     assert claim.verdict is Verdict.ENTAILED
     assert sorted(e.text for e in claim.evidence) == ["It carries four lanes.", "The bridge opened in 1998."]
+
+
+@pytest.mark.parametrize("context, answer, related", [
+    ("The sky is blue. The grass is green.", "The sky is green.", False),  # one word of two in each sentence
+    ("The sky is green today.", "The sky is green.", True),
+    ("The sky is blue. The grass is green.", "The grass is green.", True),
+])
+def test_a_one_sentence_answer_needs_a_sentence_that_holds_more_than_half_of_it(context, answer, related):
+    """A short answer whose words sit in different sentences is not said by the context: no sentence relates them."""
+    report = audit(context, answer)
+    assert report.hallucinated is not related
+    if not related:
+        assert "no single context sentence relates" in report.claims[0].rationale

@@ -278,3 +278,10 @@ def test_a_sentence_opening_with_a_pronoun_is_read_with_its_subject_when_read_wi
     assert claim.verdict is Verdict.ENTAILED and [e.sentence_index for e in claim.evidence] == [1]
     unresolved = make_judge("hybrid", resolve_pronouns=False)
     assert audit(row["context"], row["answer"], question=row["question"], judge=unresolved).hallucinated
+
+
+def test_the_models_support_does_not_relate_words_no_sentence_relates(hybrid):
+    """v1 reads "The sky is green." beside "The sky is blue. The grass is green." at P(entailed) 0.83; the word check's
+    flag (no sentence holds more than half of it) stands."""
+    report = audit("The sky is blue. The grass is green.", "The sky is green.", judge=hybrid)
+    assert report.hallucinated and report.claims[0].verdict is Verdict.BASELESS
