@@ -29,6 +29,6 @@ __version__ = "0.1.0"
 # flags a claim the words support); a hybrid claim's score within its side of 0.5 is graded by both judges. 20: the
 # hybrid shows an entailed claim with the word check's sentences when they hold more of its words than the model's.
 # 21: the model reads a context sentence opening with He/She/It/They with the subject it stands for when the
-# sentence before it is not read beside it (text/antecedents.py). 22: a one-sentence answer's claim whose best
-# sentence holds only half of its own content (one of two words) is one no single sentence relates.
+# sentence before it is not read beside it (text/antecedents.py). 22: a one-sentence answer's claim of two own
+# content words needs one sentence that holds both ('The sky is green.' beside 'The sky is blue. The grass is green.').
 METHOD_REVISION = 22

@@ -63,7 +63,8 @@ class OfflineSettings:
     compare_restated: bool = True    # 'half a year' restates 'six months', '67%' 'two thirds': no other figure
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
-    single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry more than (0: off)
+    single_sentence_min: float = 0.5  # share of the claim's own content its best sentence must carry (0: off; a claim
+    #                                  of two words: both)
     single_sentence_short_only: bool = True  # ... and only for one-sentence answers (factoid QA)
     single_sentence_words: int = 2   # ... checked only for claims with at least this many own content words
     single_sentence_max_words: int = 6  # ... and at most this many (longer claims legitimately synthesise)
@@ -282,7 +283,10 @@ class OfflineJudge(Judge):
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
                 best_missing = missing
         covered = total - sum(self._weight(t) for t in best_missing)
-        return best_missing if covered / total <= cfg.single_sentence_min else []  # half of two words relates nothing
+        if len(own) == 2:  # two words relate only in a sentence that holds both ('The sky is green.')
+            return best_missing
+        # a longer claim half in one sentence is often two predicates, one per sentence ('opened in 1991 and is 1201 m long')
+        return best_missing if covered / total < cfg.single_sentence_min else []
 
     def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str) -> list[Span]:
         """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim."""
