@@ -276,6 +276,7 @@ def test_a_sentence_opening_with_a_pronoun_is_read_with_its_subject_when_read_wi
     report = audit(row["context"], row["answer"], question=row["question"], judge=hybrid)
     claim = report.claims[0]
     assert claim.verdict is Verdict.ENTAILED and [e.sentence_index for e in claim.evidence] == [1]
+    assert "reading 'It' as 'Insulin glargine'" in claim.rationale  # the user sees how "It …" says it
     unresolved = make_judge("hybrid", resolve_pronouns=False)
     assert audit(row["context"], row["answer"], question=row["question"], judge=unresolved).hallucinated
 

@@ -31,4 +31,5 @@ __version__ = "0.1.0"
 # 21: the model reads a context sentence opening with He/She/It/They with the subject it stands for when the
 # sentence before it is not read beside it (text/antecedents.py). 22: a one-sentence answer's claim of two own
 # content words needs one sentence that holds both ('The sky is green.' beside 'The sky is blue. The grass is green.').
-METHOD_REVISION = 22
+# 23: a claim read in the sentence that says it names the pronoun it read ("reading 'It' as 'Insulin glargine'").
+METHOD_REVISION = 23

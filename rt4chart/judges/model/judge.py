@@ -190,6 +190,17 @@ class ModelJudge(Judge):
             audit.__dict__["_model_resolved"] = cached
         return cached
 
+    def _read_as(self, ids: Sequence[int], audit: AuditInput) -> str:
+        """How the premise of these sentences read a pronoun, for a rationale (", reading 'It' as 'Insulin glargine'"),
+        or '' when it was read as written."""
+        resolved, said = self._resolved(audit), []
+        for k, i in enumerate(ids):
+            text, read = audit.context_sentences[i].text, resolved[i]
+            if read and (k == 0 or ids[k - 1] != i - 1):
+                pronoun = text.split(maxsplit=1)[0]
+                said.append(f"'{pronoun}' as '{read[:len(read) - len(text) + len(pronoun)]}'")
+        return ", reading " + " and ".join(said) if said else ""
+
     def _premise(self, ids: Sequence[int], audit: AuditInput) -> str:
         """The text the model reads for these context sentences: a sentence opening with a pronoun is read with its
         subject (when resolvable) unless the sentence before it is read beside it."""
@@ -462,7 +473,8 @@ class HybridJudge(ModelJudge):
             if entail >= self.config.entail_threshold:
                 j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=False)
                 j.supporting = list(held[claim.id])  # the verdict used them all (no pair is read to pick one)
-                j.rationale = f"the model reads it in the sentences that say it, without the question (P entailed {entail:.2f})"
+                j.rationale = (f"the model reads it in the sentences that say it, without the question"
+                               f"{self._read_as(held[claim.id], audit)} (P entailed {entail:.2f})")
                 out[claim.id] = j
         return out
 
