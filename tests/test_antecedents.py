@@ -2,6 +2,9 @@
 sentence before it."""
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from rt4chart.text.antecedents import opens_with_pronoun, resolved_sentences, subject_phrase
 from rt4chart.text.segment import split_sentences
 
@@ -59,3 +62,20 @@ def test_titles_and_impersonal_it_are_not_pronouns_to_resolve():
     assert not opens_with_pronoun('It Takes a Village is a book.')
     assert not opens_with_pronoun("It seems the bridge is closed.")
     assert not opens_with_pronoun("It takes an age to get there.")
+
+
+_WORDS = ["It", "He", "She", "They", "The", "bridge", "Insulin", "glargine", "is", "was", "opened", "in", "1998", ",",
+          "that", "seems", "Maria", "Lopez", "\n\n", "  ", "It's", "they've", "’", "(", ")"]
+
+
+@given(st.lists(st.sampled_from(_WORDS + [".", ". ", "! "]), max_size=40), st.text(max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_any_context_gets_one_reading_per_sentence_ending_in_the_sentences_own_words(words, noise):
+    context = " ".join(words) + noise
+    sentences = split_sentences(context)
+    out = resolved_sentences(context, [s.start for s in sentences], [s.end for s in sentences])
+    assert len(out) == len(sentences)
+    for sentence, read in zip(sentences, out):
+        if read is not None:
+            first = sentence.text.split(maxsplit=1)
+            assert len(first) == 2 and read.endswith(sentence.text[sentence.text.index(first[0]) + len(first[0]):])

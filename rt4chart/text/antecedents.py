@@ -102,9 +102,8 @@ def resolved_sentences(context: str, starts: Sequence[int], ends: Sequence[int])
             carried = subjects[i - 1] if same_paragraph else None
             carried = carried if carried and agrees(_bare(text.split()[0]), carried, texts[i - 1]) else None
             if carried:
-                first = _WORD.match(text)
-                assert first is not None  # opens_with_pronoun saw a first word
-                out.append(carried + text[first.end():])
+                first = _WORD.search(text)  # the pronoun (opens_with_pronoun saw it)
+                out.append(carried + text[first.end():] if first else None)
             else:
                 out.append(None)
             subjects.append(carried)
