@@ -286,3 +286,26 @@ def test_the_models_support_does_not_relate_words_no_sentence_relates(hybrid):
     flag (no sentence holds more than half of it) stands."""
     report = audit("The sky is blue. The grass is green.", "The sky is green.", judge=hybrid)
     assert report.hallucinated and report.claims[0].verdict is Verdict.BASELESS
+
+
+def test_the_apps_example_gets_a_careful_readers_verdict_on_every_claim(hybrid):
+    """#37 item 5, harbor-4 (the app's "Load an example"): the true claim whose three facts sit in three sentences is
+    entailed with those sentences (v1 reads it at P 0.01: it cannot join them; without a question its doubt alone does
+    not flag what the word check finds whole), the toll claim is contradicted, the renovation entailed."""
+    row = next(r for r in _sample_rows() if r["id"] == "harbor-4")
+    report = audit(row["context"], row["answer"], judge=hybrid)
+    assert [c.verdict for c in report.claims] == [Verdict.ENTAILED, Verdict.CONTRADICTED, Verdict.ENTAILED]
+    assert sorted(e.sentence_index for e in report.claims[0].evidence) == [0, 1, 2]
+    assert [e.sentence_index for e in report.claims[1].evidence if e.relation == "contradicts"] == [4]
+    assert [e.sentence_index for e in report.claims[2].evidence] == [5]
+    assert "did not outweigh it" in report.claims[0].rationale  # the model's doubt is named, not hidden
+    strict = make_judge("hybrid", sure_words=0.0)
+    assert audit(row["context"], row["answer"], judge=strict).claims[0].verdict is Verdict.BASELESS
+
+
+def test_beside_a_question_the_models_doubt_still_flags_what_the_words_find():
+    """HaluEval's wrong relations look like this: every word is in the context, in two sentences."""
+    context = "Boston College is located in Chestnut Hill. Stanford University is in California."
+    answer = "Stanford University is located in Chestnut Hill."
+    judge = make_judge("hybrid")
+    assert audit(context, answer, question="Where is Stanford University?", judge=judge).hallucinated

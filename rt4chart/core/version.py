@@ -32,4 +32,6 @@ __version__ = "0.1.0"
 # sentence before it is not read beside it (text/antecedents.py). 22: a one-sentence answer's claim of two own
 # content words needs one sentence that holds both ('The sky is green.' beside 'The sky is blue. The grass is green.').
 # 23: a claim read in the sentence that says it names the pronoun it read ("reading 'It' as 'Insulin glargine'").
-METHOD_REVISION = 23
+# 24: without a question, the hybrid's model doubt alone no longer flags a claim whose every content word and figure
+# the word check found (the app's example's first claim).
+METHOD_REVISION = 24

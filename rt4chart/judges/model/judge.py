@@ -64,6 +64,8 @@ class ModelSettings:
     #                                  doubt still flags a claim the words support; docs/benchmarks.md, 2026-12-06)
     fuse_grade_words: float = 0.5    # hybrid only: the word check's share in how far a claim's score sits into its side
     #                                  of the boundary (its verdict never moves; the model's readings saturate)
+    sure_words: float = 0.1          # hybrid only: without a question, the model's doubt alone never flags a claim whose
+    #                                  every content word and figure the word check found, scored at most this (0: off)
     resolve_pronouns: bool = True    # a context sentence opening with He/She/It/They is read with the subject of the
     #                                  sentence before it when that sentence is not read beside it (text/antecedents.py)
     fusion: str = "fixed"            # hybrid only: "fixed" (the logit sum above) or the path of a learned fusion file
@@ -484,6 +486,8 @@ class HybridJudge(ModelJudge):
         judge found a contradiction; its spans are the offline judge's unsupported words where it has them."""
         offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
         mine = read.score if read.score is not None else 0.5
+        if self._doubt_only(lexical, read, audit):
+            mine = min(mine, 0.5)
         score = fused_score(offline, mine, self.config)
         if score < 0.5:
             j = read if read.verdict is Verdict.ENTAILED else lexical
@@ -499,6 +503,17 @@ class HybridJudge(ModelJudge):
         if verdict is Verdict.ENTAILED:
             out.supporting = self._shown_support(claim, read, lexical, audit)
         return out
+
+    def _doubt_only(self, lexical: Judgement, read: Judgement, audit: AuditInput) -> bool:
+        """Whether the model's reading is doubt that does not count: no question, the word check found every content
+        word and figure of the claim (score at most `sure_words`), and the model finds no support (it contradicts
+        nothing). v1 loses a sentence among several and cannot join facts from two or three sentences ("The
+        1,240-metre bridge opened in 1998 after four years of construction.", the app's example, read at P 0.01).
+        Beside a question its doubt is kept: there, the word check finding every word is how HaluEval's wrong
+        relations look ("Stanford University is located in Chestnut Hill."). Measured: docs/benchmarks.md."""
+        cut = self.config.sure_words
+        return (cut > 0 and not audit.question and read.verdict is Verdict.BASELESS and lexical.rule == "found"
+                and not lexical.unsupported and lexical.score is not None and lexical.score <= cut)
 
     def _shown_support(self, claim: Claim, read: Judgement, lexical: Judgement, audit: AuditInput) -> list[int]:
         """The sentences an entailed claim is shown with: the model's, unless the sentence the word check found most of
