@@ -192,26 +192,25 @@ class ModelJudge(Judge):
             audit.__dict__["_model_resolved"] = cached
         return cached
 
+    def _readings(self, ids: Sequence[int], audit: AuditInput) -> list[tuple[str, Optional[str]]]:
+        """Per sentence of `ids`: its text as written, and its reading with a pronoun's subject when the model reads
+        that instead (the sentence opens with a resolvable pronoun and the sentence before it is not read beside it)."""
+        resolved, sentences = self._resolved(audit), audit.context_sentences
+        return [(sentences[i].text, resolved[i] if k == 0 or ids[k - 1] != i - 1 else None) for k, i in enumerate(ids)]
+
+    def _premise(self, ids: Sequence[int], audit: AuditInput) -> str:
+        """The text the model reads for these context sentences (`_readings`)."""
+        return " ".join(read or text for text, read in self._readings(ids, audit))
+
     def _read_as(self, ids: Sequence[int], audit: AuditInput) -> str:
         """How the premise of these sentences read a pronoun, for a rationale (", reading 'It' as 'Insulin glargine'"),
         or '' when it was read as written."""
-        resolved, said = self._resolved(audit), []
-        for k, i in enumerate(ids):
-            text, read = audit.context_sentences[i].text, resolved[i]
-            if read and (k == 0 or ids[k - 1] != i - 1):
+        said = []
+        for text, read in self._readings(ids, audit):
+            if read:
                 pronoun = text.split(maxsplit=1)[0]
                 said.append(f"'{pronoun}' as '{read[:len(read) - len(text) + len(pronoun)]}'")
         return ", reading " + " and ".join(said) if said else ""
-
-    def _premise(self, ids: Sequence[int], audit: AuditInput) -> str:
-        """The text the model reads for these context sentences: a sentence opening with a pronoun is read with its
-        subject (when resolvable) unless the sentence before it is read beside it."""
-        resolved, sentences = self._resolved(audit), audit.context_sentences
-        texts = []
-        for k, i in enumerate(ids):
-            alone = k == 0 or ids[k - 1] != i - 1
-            texts.append(resolved[i] or sentences[i].text if alone else sentences[i].text)
-        return " ".join(texts)
 
     def _pieces(self, ids: Sequence[int], budget: int, audit: AuditInput) -> list[list[int]]:
         """Consecutive sentences grouped into pieces of at most `budget` tokens; a sentence longer than the

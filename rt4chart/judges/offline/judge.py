@@ -245,7 +245,7 @@ class OfflineJudge(Judge):
             return []
         content = [t for t in claim_tokens(claim, audit.answer) if t.is_content]
         for i in found.supporting:
-            text = resolved[i] if i < len(resolved) else None
+            text = resolved[i]
             if text and content:
                 pool = EvidencePool(audit.index, [], tokenize(text), self.config.prefix_match)
                 if all(pool.supports(t) for t in content):
@@ -282,9 +282,9 @@ class OfflineJudge(Judge):
             missing = [t for t in own if not sentence.supports(t)]
             if sum(self._weight(t) for t in missing) < sum(self._weight(t) for t in best_missing):
                 best_missing = missing
-        covered = total - sum(self._weight(t) for t in best_missing)
         if len(own) == 2:  # two words relate only in a sentence that holds both ('The sky is green.')
             return best_missing
+        covered = total - sum(self._weight(t) for t in best_missing)
         # a longer claim half in one sentence is often two predicates, one per sentence ('opened in 1991 and is 1201 m long')
         return best_missing if covered / total < cfg.single_sentence_min else []
 
