@@ -124,6 +124,20 @@ def test_a_british_spelling_is_the_american_word():
     assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+@pytest.mark.parametrize("answer", [
+    "A pen in use can stay at room temperature for up to 28 days.",
+    "A pen in use remained at room temperature for 28 days.",
+])
+def test_stay_and_remain_say_what_be_says(answer):
+    """Copulas of continuation are no content of their own, as the forms of 'be' are not (the demo's insulin-3)."""
+    claim = audit("A pen in use can be kept at room temperature for up to 28 days.", answer).claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
+def test_remains_the_noun_is_still_content():
+    assert [t.lower for t in tokenize("Human remains stayed there.") if t.is_content] == ["human", "remains"]
+
+
 def test_a_figure_the_context_gives_only_in_words_is_not_restated_by_another():
     # 'a fortnight' is no '4 weeks', and the context writes no figure to differ from: '4' is never stated
     assert audit("Refunds are paid within a fortnight.", "Refunds are paid within 4 weeks.").hallucinated is True

@@ -34,4 +34,5 @@ __version__ = "0.1.0"
 # 23: a claim read in the sentence that says it names the pronoun it read ("reading 'It' as 'Insulin glargine'").
 # 24: without a question, the hybrid's model doubt alone no longer flags a claim whose every content word and figure
 # the word check found (the app's example's first claim).
-METHOD_REVISION = 24
+# 25: 'stay' and 'remain' are copulas, not content words (the demo's insulin-3 is entailed).
+METHOD_REVISION = 25

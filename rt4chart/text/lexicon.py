@@ -36,7 +36,10 @@ mentioned provided given stated says said say described mention mentions passage
 information text article context answer question summary report reports reported yes yeah indeed
 additionally furthermore moreover finally ultimately overall particularly specifically generally notably
 please note instance example lsquo rsquo ldquo rdquo quot amp nbsp mdash ndash hellip
-""".split())
+""".split()) | frozenset(
+    # Copulas of continuation: "can stay at room temperature" says what "can be kept at room temperature" says, as
+    # "is" would; like the forms of "be", they are not content of a claim. ("remains" is left out: also a noun.)
+    "stay stays stayed staying remain remained".split())
 
 NEGATIONS = frozenset("""
 no not never none nobody nothing neither without cannot can't won't don't doesn't didn't isn't
