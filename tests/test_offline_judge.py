@@ -134,6 +134,18 @@ def test_stay_and_remain_say_what_be_says(answer):
     assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+@pytest.mark.parametrize("answer", [
+    "Despite the backlash, Dollar wants the jet.",
+    "Dollar wants the jet, although there was a backlash.",
+    "The jet has various seats.",
+])
+def test_a_concession_or_various_is_no_word_the_context_must_hold(answer):
+    """ragtruth: 'Despite the backlash, Dollar remains determined …' was flagged for 'Despite' alone among its words."""
+    context = "There was a backlash. Dollar wants the jet. The jet has seats."
+    claim = audit(context, answer).claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_remains_the_noun_is_still_content():
     assert [t.lower for t in tokenize("Human remains stayed there.") if t.is_content] == ["human", "remains"]
 
