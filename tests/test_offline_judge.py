@@ -146,6 +146,19 @@ def test_a_concession_or_various_is_no_word_the_context_must_hold(answer):
     assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+def test_a_word_the_context_has_only_away_from_the_claims_sentences_is_not_said_to_be_absent():
+    """ragtruth: "Without additional information, Wardi's fate remains unknown." was 'the context does not mention
+    'additional', 'Wardi's', 'fate'' beside a story naming Wardi five times; a quarter of such reasons named a word
+    the context has. The verdict stands (the sentences that say the rest lack it); the reason says which is which."""
+    context = ("Ortiz joined the staff in 2010. Ortiz was born in Lima. Ortiz likes chess. The clinic treats children "
+               "with asthma. Children with asthma get inhalers at the clinic that treats them. The clinic treats "
+               "asthma in children in winter.")
+    claim = audit(context, "Ortiz's clinic treats children with asthma using herbal tea and acupuncture.").claims[0]
+    assert claim.verdict is Verdict.BASELESS
+    assert claim.rationale == ("the context does not mention 'using', 'herbal', 'tea', 'acupuncture'; the sentences "
+                               "nearest to the claim do not mention 'Ortiz's' (the context does, elsewhere)")
+
+
 def test_remains_the_noun_is_still_content():
     assert [t.lower for t in tokenize("Human remains stayed there.") if t.is_content] == ["human", "remains"]
 

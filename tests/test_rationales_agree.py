@@ -13,7 +13,7 @@ from rt4chart.core.types import Verdict
 from rt4chart.judges.factory import make_judge
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_data" / "rag_audit_sample.csv"
-SAYS_NO_SUPPORT = ("finds no support", "no support in the context", "does not mention")
+SAYS_NO_SUPPORT = ("finds no support", "no support in the context", "does not mention", "do not mention")
 SAYS_FOUND = ("content is found", "is found in the evidence", "reads it in the context")
 
 

@@ -36,4 +36,5 @@ __version__ = "0.1.0"
 # the word check found (the app's example's first claim).
 # 25: 'stay' and 'remain' are copulas, not content words (the demo's insulin-3 is entailed).
 # 26: 'despite', 'although', 'though', 'whereas' and 'various' are not content words either.
-METHOD_REVISION = 26
+# 27: a baseless claim's reason tells the words the context lacks from those only other sentences hold.
+METHOD_REVISION = 27
