@@ -118,6 +118,20 @@ def test_a_spelled_count_differs_only_from_a_figure_in_its_slot(context, answer,
     assert ("different figure" in claim.rationale) is different, claim.rationale
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Dispose of a faded or worn American flag by burning it.", "Dispose of a worn US flag by burning it."),
+    ("The chef, who trained in France, opened a bistro.", "The French chef opened a bistro."),
+])
+def test_a_countrys_name_and_its_peoples_adjective_are_one_place(context, answer):
+    """ragtruth: three answers saying 'a worn US flag' were flagged beside 'a faded or worn American flag'."""
+    assert audit(context, answer).claims[0].rationale.startswith("100% of the claim's content")
+
+
+def test_another_country_is_still_another_place():
+    claim = audit("The chef, who trained in France, opened a bistro.", "The German chef opened a bistro.").claims[0]
+    assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_a_british_spelling_is_the_american_word():
     claim = audit("The show was criticized for its length and its color palette.",
                   "The show was criticised for its length and its colour palette.").claims[0]
@@ -260,8 +274,7 @@ def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
     ("Hormones are important chemical messengers in the nervous and endocrine systems.",
      "Chemical messengers play a crucial role in both systems."),
     # an acronym has many spellings and expansions; a name's other spelling is not another name
-    ("Disposal of a worn American flag is to be done in one of three ways.",
-     "Disposal of a worn US flag is to be done in one of three ways."),
+    ("The plan was approved by the European Union in Brussels.", "The plan was approved by the EC in Brussels."),
     ("But Ahlam's parents are still with ISIS in Mosul.", "Ahlam's parents remain with ISIL in Mosul."),
     ("Cameron wants Bowie to backdoor Cory Wurtrnberger this week.",
      "Cameron wants Bowie to target Cory Wurthinger this week."),

@@ -37,4 +37,5 @@ __version__ = "0.1.0"
 # 25: 'stay' and 'remain' are copulas, not content words (the demo's insulin-3 is entailed).
 # 26: 'despite', 'although', 'though', 'whereas' and 'various' are not content words either.
 # 27: a baseless claim's reason tells the words the context lacks from those only other sentences hold.
-METHOD_REVISION = 27
+# 28: a country's name and its people's adjective are one place for the word check ('US flag' / 'American flag').
+METHOD_REVISION = 28

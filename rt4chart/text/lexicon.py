@@ -367,6 +367,14 @@ US_STATE_CODES = {  # postal codes: 'Cambridge, MA' where the context writes 'Ma
 SHORT_FORMS = {"tv": "televis", "tvs": "televis"}  # a short form -> the stem of what it stands for, and back
 LONG_FORMS = {"televis": frozenset({"tv", "tvs"})}
 
+_COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn US flag' / 'a worn American flag'
+    "us usa america american americans", "uk britain british britons", "china chinese", "france french",
+    "germany german germans", "japan japanese", "mexico mexican mexicans", "canada canadian canadians",
+    "australia australian australians", "india indian indians", "russia russian russians", "italy italian italians",
+    "spain spanish", "israel israeli israelis", "iran iranian iranians", "iraq iraqi iraqis", "syria syrian syrians",
+    "ukraine ukrainian ukrainians", "nepal nepalese nepali", "egypt egyptian egyptians")
+SAME_COUNTRY = {w: frozenset(group.split()) - {w} for group in _COUNTRY_WORDS for w in group.split()}
+
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}
