@@ -201,3 +201,13 @@ def test_words_that_only_look_british_keep_their_own_stem(a, b):
     from rt4chart.text.lexicon import stem
 
     assert stem(a) != stem(b)
+
+
+@pytest.mark.parametrize("text", ["he'll", "They’re", "I'm", "we've", "you'd", "it'll", "there'd"])
+def test_a_pronoun_with_its_verb_clipped_on_is_no_content(text):
+    """ragtruth: "and he'll highlight California's experience" was flagged for the word 'he'll'."""
+    assert [t.is_content for t in tokenize(text)] == [False]
+
+
+def test_a_name_with_a_clipped_verb_is_still_content():
+    assert [t.is_content for t in tokenize("Obama'll")] == [True]

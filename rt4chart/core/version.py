@@ -38,4 +38,5 @@ __version__ = "0.1.0"
 # 26: 'despite', 'although', 'though', 'whereas' and 'various' are not content words either.
 # 27: a baseless claim's reason tells the words the context lacks from those only other sentences hold.
 # 28: a country's name and its people's adjective are one place for the word check ('US flag' / 'American flag').
-METHOD_REVISION = 28
+# 29: a pronoun with its verb clipped on ("he'll", "they're") is no content word.
+METHOD_REVISION = 29

@@ -42,7 +42,10 @@ please note instance example lsquo rsquo ldquo rdquo quot amp nbsp mdash ndash h
     "stay stays stayed staying remain remained".split()) | frozenset(
     # Words no context says a claim's fact with: concessive connectives ("Despite the backlash, Dollar …" states
     # the backlash and Dollar's aim, which the word check finds or misses on their own words) and "various".
-    "despite although though whereas various".split())
+    "despite although though whereas various".split()) | frozenset(
+    # a pronoun with its verb clipped on ("he'll", "they're", "I'm"): function words, as each half is
+    f"{pronoun}'{verb}" for pronoun in "i you he she it we they that there who what".split()
+    for verb in ("ll", "re", "ve", "d", "m"))
 
 NEGATIONS = frozenset("""
 no not never none nobody nothing neither without cannot can't won't don't doesn't didn't isn't
