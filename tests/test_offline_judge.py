@@ -294,14 +294,20 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
      "Grill the chops over indirect heat until they are cooked inside."),
     ("Wheat, barley and rye are not the only grains that contain gluten.",
      "Wheat, barley and rye are grains that contain gluten."),
+    # faithbench: a negation after the words the claim shares negates something else
+    ("In granting the championships to Eugene the IAAF council have made a clear choice on a strategic decision that "
+     "enables us to take advantage of a unique opportunity that may never arise again.",
+     "This decision was made by the IAAF Council."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is
     not a denial: the claim is not contradicted (ragtruth_dev: negation flips touched a human span 0 times in 15)."""
     claim = audit(context, answer).claims[0]
     assert claim.verdict is Verdict.ENTAILED, claim.rationale
-    flipped = audit("Tolls are not charged for cyclists or pedestrians.", "Cyclists and pedestrians are charged tolls.")
-    assert flipped.claims[0].rationale == "the claim flips the negation of the evidence"
+    for context, answer in [("Tolls are not charged for cyclists or pedestrians.", "Cyclists and pedestrians are charged tolls."),
+                            ("No injuries were reported after the storm hit the town.",
+                             "Injuries were reported after the storm hit the town.")]:
+        assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"
 
 
 def test_a_word_and_its_inflections_share_a_stem():

@@ -39,4 +39,5 @@ __version__ = "0.1.0"
 # 27: a baseless claim's reason tells the words the context lacks from those only other sentences hold.
 # 28: a country's name and its people's adjective are one place for the word check ('US flag' / 'American flag').
 # 29: a pronoun with its verb clipped on ("he'll", "they're") is no content word.
-METHOD_REVISION = 29
+# 30: a negation after the last word a claim clause and an evidence clause share flips nothing.
+METHOD_REVISION = 30

@@ -384,7 +384,17 @@ class OfflineJudge(Judge):
             return False
         ours, theirs = best
         sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
-        return negation_count(ours, claim_unasserted) % 2 != negation_count(theirs, sentence) % 2
+        return (negation_count(_up_to_shared(ours, theirs), claim_unasserted) % 2
+                != negation_count(_up_to_shared(theirs, ours), sentence) % 2)
+
+
+def _up_to_shared(clause: list[Token], other: list[Token]) -> list[Token]:
+    """A clause up to the last word it shares with the other: a negation after the words they share negates something
+    else ("the IAAF council have made a clear choice on a strategic decision that enables us to take advantage of a
+    unique opportunity that may never arise again" does not deny that the council made the decision)."""
+    stems = {t.stem for t in other if t.is_content and t.number is None}
+    at = [i for i, t in enumerate(clause) if t.is_content and t.number is None and t.stem in stems]
+    return clause[:at[-1] + 1] if at else clause
 
 
 def _acronym_supported(tokens: list[Token], index) -> set[int]:
