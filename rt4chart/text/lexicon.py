@@ -23,7 +23,7 @@ def _stemmer():
 
     return PorterStemmer()
 
-STOPWORDS = frozenset("""
+_FUNCTION_WORDS = frozenset("""
 a about above after again against all also am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further had has
 have having he her here hers herself him himself his how i if in into is it its itself just let me
@@ -36,16 +36,17 @@ mentioned provided given stated says said say described mention mentions passage
 information text article context answer question summary report reports reported yes yeah indeed
 additionally furthermore moreover finally ultimately overall particularly specifically generally notably
 please note instance example lsquo rsquo ldquo rdquo quot amp nbsp mdash ndash hellip
-""".split()) | frozenset(
-    # Copulas of continuation: "can stay at room temperature" says what "can be kept at room temperature" says, as
-    # "is" would; like the forms of "be", they are not content of a claim. ("remains" is left out: also a noun.)
-    "stay stays stayed staying remain remained".split()) | frozenset(
-    # Words no context says a claim's fact with: concessive connectives ("Despite the backlash, Dollar …" states
-    # the backlash and Dollar's aim, which the word check finds or misses on their own words) and "various".
-    "despite although though whereas various".split()) | frozenset(
-    # a pronoun with its verb clipped on ("he'll", "they're", "I'm"): function words, as each half is
-    f"{pronoun}'{verb}" for pronoun in "i you he she it we they that there who what".split()
-    for verb in ("ll", "re", "ve", "d", "m"))
+""".split())
+# Copulas of continuation: "can stay at room temperature" says what "can be kept at room temperature" says, as "is"
+# would; like the forms of "be", they are no content of a claim. ("remains" is left out: it is also a noun.)
+_CONTINUATION_COPULAS = frozenset("stay stays stayed staying remain remained".split())
+# Words no context states a claim's fact with: concessive connectives ("Despite the backlash, Dollar …" states the
+# backlash and Dollar's aim, which the word check finds or misses on their own words) and "various".
+_CONNECTIVES = frozenset("despite although though whereas various".split())
+# A pronoun with its verb clipped on ("he'll", "they're", "I'm"): a function word, as each half is.
+_PRONOUN_CONTRACTIONS = frozenset(f"{pronoun}'{verb}" for pronoun in "i you he she it we they that there who what".split()
+                                  for verb in ("ll", "re", "ve", "d", "m"))
+STOPWORDS = _FUNCTION_WORDS | _CONTINUATION_COPULAS | _CONNECTIVES | _PRONOUN_CONTRACTIONS
 
 NEGATIONS = frozenset("""
 no not never none nobody nothing neither without cannot can't won't don't doesn't didn't isn't
