@@ -132,6 +132,11 @@ def test_another_country_is_still_another_place():
     assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+def test_us_the_pronoun_is_no_country():
+    claim = audit("The American chef opened a bistro in town.", "The chef opened a bistro for us in town.").claims[0]
+    assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale  # 'us' is not found
+
+
 def test_a_british_spelling_is_the_american_word():
     claim = audit("The show was criticized for its length and its color palette.",
                   "The show was criticised for its length and its colour palette.").claims[0]

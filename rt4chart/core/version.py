@@ -40,4 +40,5 @@ __version__ = "0.1.0"
 # 28: a country's name and its people's adjective are one place for the word check ('US flag' / 'American flag').
 # 29: a pronoun with its verb clipped on ("he'll", "they're") is no content word.
 # 30: a negation after the last word a claim clause and an evidence clause share flips nothing.
-METHOD_REVISION = 30
+# 31: 'us' the pronoun is no country ('US' and 'U.S.' still are).
+METHOD_REVISION = 31

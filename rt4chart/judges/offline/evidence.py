@@ -43,7 +43,7 @@ class EvidencePool:
             found = (t.stem in self.stems or t.lower in self.lowers
                      or SHORT_FORMS.get(t.lower) in self.stems  # 'TVs' where the evidence says 'television', and back
                      or bool(LONG_FORMS.get(t.stem, frozenset()) & self.lowers)
-                     or bool(SAME_COUNTRY.get(t.lower, frozenset()) & self.lowers)
+                     or (t.text != "us" and bool(SAME_COUNTRY.get(t.lower, frozenset()) & self.lowers))  # not 'us' the pronoun
                      or (bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes))
         return found or other_ordinal(t) in self.lowers  # '8th' where the evidence says 'eighth' (asked last: rare)
 
