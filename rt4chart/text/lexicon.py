@@ -377,7 +377,13 @@ _COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn
     "australia australian australians", "india indian indians", "russia russian russians", "italy italian italians",
     "spain spanish", "israel israeli israelis", "iran iranian iranians", "iraq iraqi iraqis", "syria syrian syrians",
     "ukraine ukrainian ukrainians", "nepal nepalese nepali", "egypt egyptian egyptians")
-SAME_COUNTRY = {w: frozenset(group.split()) - {w} for group in _COUNTRY_WORDS for w in group.split()}
+_SAME_COUNTRY = {w: frozenset(group.split()) - {w} for group in _COUNTRY_WORDS for w in group.split()}
+
+
+def country_forms(t: Token) -> frozenset[str]:
+    """The other lower-case words that name the country `t` names ('american', 'america', … for 'US'); none for 'us'
+    written in lower case, the pronoun."""
+    return frozenset() if t.text == "us" else _SAME_COUNTRY.get(t.lower, frozenset())
 
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()

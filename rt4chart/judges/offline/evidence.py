@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Sequence
 
 from rt4chart.core.types import Claim, Span
-from rt4chart.text.lexicon import LONG_FORMS, SAME_COUNTRY, SHORT_FORMS, Token, number_key, other_ordinal, tokenize
+from rt4chart.text.lexicon import LONG_FORMS, SHORT_FORMS, Token, country_forms, number_key, other_ordinal, tokenize
 from rt4chart.text.measures import Measure, measures, restated
 from rt4chart.text.passages import telling_spans
 
@@ -43,7 +43,7 @@ class EvidencePool:
             found = (t.stem in self.stems or t.lower in self.lowers
                      or SHORT_FORMS.get(t.lower) in self.stems  # 'TVs' where the evidence says 'television', and back
                      or bool(LONG_FORMS.get(t.stem, frozenset()) & self.lowers)
-                     or (t.text != "us" and bool(SAME_COUNTRY.get(t.lower, frozenset()) & self.lowers))  # not 'us' the pronoun
+                     or bool(country_forms(t) & self.lowers)  # 'US' where the evidence says 'American'
                      or (bool(self.prefix) and len(t.stem) >= self.prefix and t.stem[:self.prefix] in self.prefixes))
         return found or other_ordinal(t) in self.lowers  # '8th' where the evidence says 'eighth' (asked last: rare)
 

@@ -479,8 +479,9 @@ def _not_mentioned(listed: list[Token], scope: EvidencePool) -> str:
     """Why a claim is baseless, in words true of the context: the words it lacks altogether, and apart the words only
     sentences other than the nearest ones hold (a quarter of ragtruth_dev's such reasons named a word the context
     has: "the context does not mention 'Firefox'")."""
-    absent = ", ".join(f"'{t.text}'" for t in listed if not scope.supports(t))
-    elsewhere = ", ".join(f"'{t.text}'" for t in listed if scope.supports(t))
+    held = [scope.supports(t) for t in listed]
+    absent = ", ".join(f"'{t.text}'" for t, h in zip(listed, held) if not h)
+    elsewhere = ", ".join(f"'{t.text}'" for t, h in zip(listed, held) if h)
     nearest = f"the sentences nearest to the claim do not mention {elsewhere} (the context does, elsewhere)"
     if not elsewhere:
         return f"the context does not mention {absent}"
