@@ -49,6 +49,26 @@ def test_a_cited_passage_stays_in_the_claim_so_the_citation_is_checked():
         "According to passage 2, the deck is renovated in 2027."]
 
 
+def test_a_citation_after_a_sentence_joins_the_claim_it_cites():
+    assert claims_of("Burn the flag in a proper ceremony. (Passage 2)\nFold it in a triangle. [passages 1 and 3].") == [
+        "Burn the flag in a proper ceremony. (Passage 2)", "Fold it in a triangle. [passages 1 and 3]."]
+
+
+def test_a_citation_with_no_claim_before_it_and_a_passage_label_are_no_claims():
+    assert claims_of("Here are the steps:\n(Passage 2)\nFold it in a triangle.\nPassage 3:\nBurn the old flag.") == [
+        "Fold it in a triangle.", "Burn the old flag."]
+
+
+def test_the_coverage_step_never_brings_a_bare_citation_back_as_a_claim():
+    """An LLM's decomposition that leaves out '(Passage 2)' covers the answer: a citation asserts nothing."""
+    from rt4chart.core.types import Claim, Span
+    from rt4chart.text.coverage import ensure_coverage
+
+    answer = "Burn the flag in a proper ceremony. (Passage 2)"
+    llm = [Claim(id=0, text="Burn the flag in a proper ceremony.", spans=[Span(start=0, end=35)])]
+    assert ensure_coverage(llm, answer, split_sentences(answer)) == (llm, 0)
+
+
 def test_a_statement_about_what_the_context_lacks_stays_one_claim_of_its_own():
     answer = "The passages do not mention the bridge's architect."
     claims = split_claims(answer, split_sentences(answer))
@@ -85,6 +105,7 @@ def test_a_denial_with_a_subject_of_its_own_stays_a_fact(answer):
     "Use a soft toothbrush. Brush down from the top.",
     "Essential Amino Acids:\nHistidine is needed for growth. Is that all? Hope this helps!",
     "According to the passages, the bridge opened in 1998. The passages do not mention its architect.",
+    "Use a soft toothbrush. (Passage 2)\nBrush down from the top. (Passage 1)",
 ])
 def test_an_audit_checks_exactly_the_pieces_the_decomposer_keeps(answer):
     """The coverage step (which gives an LLM's partial decomposition the rule-based claims it missed) skips what

@@ -55,6 +55,18 @@ def test_a_claim_that_cites_another_passage_than_the_one_that_says_it_is_contrad
     assert right.verdict.value == "entailed"
 
 
+@pytest.mark.parametrize("cited, verdict", [("(Passage 3)", "contradicted"), ("(Passage 2)", "entailed")])
+def test_a_citation_after_its_sentence_is_checked_like_one_inside_it(cited, verdict):
+    """'… left overnight. (Passage 3)': the citation is its own sentence, and it was once verified as a claim of its
+    own (entailed: no content words) while the sentence it cites went unchecked against it."""
+    context = ("passage 1: Tolls are not charged for cyclists.\n"
+               "passage 2: Red wine can leave stains if left overnight, so rinse glasses at once.\n"
+               "passage 3: Use a soft brush for crystal.")
+    answer = f"Red wine can leave stains if left overnight. {cited}"
+    claim = only_claim(audit(context, answer))
+    assert claim.claim.text == answer and claim.verdict.value == verdict, claim.rationale
+
+
 def test_a_claim_that_cites_a_passage_the_context_lacks_is_contradicted_however_short():
     context = "passage 1: Dizziness is common.\npassage 2: Rinse glasses at once."
     claim = only_claim(audit(context, "Dizziness is common (passage 5)."))

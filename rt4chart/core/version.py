@@ -41,4 +41,5 @@ __version__ = "0.1.0"
 # 29: a pronoun with its verb clipped on ("he'll", "they're") is no content word.
 # 30: a negation after the last word a claim clause and an evidence clause share flips nothing.
 # 31: 'us' the pronoun is no country ('US' and 'U.S.' still are).
-METHOD_REVISION = 31
+# 32: a bare citation after a sentence ('… overnight. (Passage 3)') joins that sentence's claim and is checked.
+METHOD_REVISION = 32

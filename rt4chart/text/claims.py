@@ -109,10 +109,10 @@ def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
 def asserting_pieces(answer: str, sentence: Sentence) -> Iterator[tuple[int, int, bool]]:
     """(start, end, about the context) of each piece of one answer sentence that is checked as a claim: its
     clauses, after any remark on the sources before its fact; a statement about the context ("… is not
-    mentioned in the passages") whole. Questions, pleasantries, headings and remarks give none."""
-    from rt4chart.text.passages import about_context, denies_after_passage_subject
+    mentioned in the passages") whole. Questions, pleasantries, headings, remarks and bare citations give none."""
+    from rt4chart.text.passages import about_context, denies_after_passage_subject, is_citation
 
-    if is_meta(sentence.text):
+    if is_meta(sentence.text) or is_citation(sentence.text):
         return
     if about_context(sentence.text):
         yield sentence.start, sentence.end, True
@@ -130,9 +130,18 @@ def asserting_pieces(answer: str, sentence: Sentence) -> Iterator[tuple[int, int
 
 
 def split_claims(answer: str, sentences: list[Sentence]) -> list[Claim]:
-    """Claims of an answer: one per asserting piece of each sentence (`asserting_pieces`)."""
+    """Claims of an answer: one per asserting piece of each sentence (`asserting_pieces`). A sentence that only
+    cites passages ("… ceremony. (Passage 2)") is no claim: it joins the last claim of the sentence before, whose
+    citation is then checked like one inside it."""
+    from rt4chart.text.passages import is_citation
+
+    pieces: list[tuple[int, int, int, bool]] = []
+    for sentence in sentences:
+        if is_citation(sentence.text):
+            if pieces and pieces[-1][0] == sentence.index - 1:
+                index, start, _, about = pieces[-1]
+                pieces[-1] = (index, start, sentence.end, about)
+            continue
+        pieces += [(sentence.index, start, end, about) for start, end, about in asserting_pieces(answer, sentence)]
     return [Claim(id=i, text=answer[start:end], spans=[Span(start=start, end=end)], sentence_index=index,
-                  about_context=about)
-            for i, (index, start, end, about) in enumerate(
-                (sentence.index, start, end, about) for sentence in sentences
-                for start, end, about in asserting_pieces(answer, sentence))]
+                  about_context=about) for i, (index, start, end, about) in enumerate(pieces)]

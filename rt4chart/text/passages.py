@@ -44,6 +44,16 @@ def passage_numbers(context: str, starts: list[int]) -> Optional[list[Optional[i
     return out
 
 
+_CITATION_ONLY = re.compile(r"^\W*(?:see\s+|from\s+|in\s+)?" + _CITE.pattern + r"\W*$", re.I)
+
+
+def is_citation(text: str) -> bool:
+    """True for text that only cites passages ("(Passage 2)", "[passages 1 and 3]."): it says where the sentence
+    before it is told, not a fact of its own. A label ending in a colon ("Passage 2:") heads what follows instead."""
+    stripped = text.strip()
+    return not stripped.endswith(":") and bool(_CITATION_ONLY.match(stripped))  # "Passage 2:" heads what follows
+
+
 def cited_passages(text: str) -> set[int]:
     cited: set[int] = set()
     for m in _CITE.finditer(text):
