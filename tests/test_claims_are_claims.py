@@ -31,7 +31,8 @@ def test_a_sentence_with_a_colon_inside_is_still_a_claim(sentence):
 
 @pytest.mark.parametrize("prefix", ["Based on the given passages, we can understand that ",
                                     "According to the passages, ", "Based on the provided context, ",
-                                    "The passages state that ", "As mentioned in the text, "])
+                                    "The passages state that ", "As mentioned in the text, ",
+                                    "Based solely on the information provided in the passage, "])
 def test_a_remark_on_the_sources_before_a_fact_is_cut_off(prefix):
     answer = prefix + "the bridge opened to traffic in 1998."
     claims = split_claims(answer, split_sentences(answer))
@@ -39,9 +40,11 @@ def test_a_remark_on_the_sources_before_a_fact_is_cut_off(prefix):
     assert claims[0].spans[0].start == len(prefix)
 
 
-def test_an_intro_to_a_list_after_the_remark_is_no_claim():
-    assert claims_of("Based on the given passages, here are the steps to fold a quilt:\n"
-                     "Fold the quilt in half lengthwise.") == ["Fold the quilt in half lengthwise."]
+@pytest.mark.parametrize("remark", ["Based on the given passages, here are the steps to fold a quilt:",
+                                    "Based solely on the information provided in the passage, here is a concise "
+                                    "summary covering the core pieces of information:"])
+def test_an_intro_to_a_list_after_the_remark_is_no_claim(remark):
+    assert claims_of(f"{remark}\nFold the quilt in half lengthwise.") == ["Fold the quilt in half lengthwise."]
 
 
 def test_a_cited_passage_stays_in_the_claim_so_the_citation_is_checked():
@@ -69,8 +72,9 @@ def test_the_coverage_step_never_brings_a_bare_citation_back_as_a_claim():
     assert ensure_coverage(llm, answer, split_sentences(answer)) == (llm, 0)
 
 
-def test_a_statement_about_what_the_context_lacks_stays_one_claim_of_its_own():
-    answer = "The passages do not mention the bridge's architect."
+@pytest.mark.parametrize("answer", ["The passages do not mention the bridge's architect.",
+                                    "(Note: The numbers of cases and deaths are missing in the provided passage.)"])
+def test_a_statement_about_what_the_context_lacks_stays_one_claim_of_its_own(answer):
     claims = split_claims(answer, split_sentences(answer))
     assert len(claims) == 1 and claims[0].about_context and claims[0].text == answer
 

@@ -303,6 +303,12 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     ("In granting the championships to Eugene the IAAF council have made a clear choice on a strategic decision that "
      "enables us to take advantage of a unique opportunity that may never arise again.",
      "This decision was made by the IAAF Council."),
+    # a negating verb in any form: 'failing' negates as 'failed' does, on both sides
+    ("Eugene failed last November in its bid to host the 2019 event, which was instead awarded to Doha. "
+     "Eugene later won the rights to host.",
+     "Despite failing last November in its bid to host the 2019 event, Eugene later won the rights to host."),
+    ("Hundreds of graduates joined a debt strike, publicly declaring their refusal to pay back their loans.",
+     "Hundreds of graduates joined a debt strike, refusing to pay back their loans."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is

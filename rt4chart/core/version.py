@@ -42,4 +42,6 @@ __version__ = "0.1.0"
 # 30: a negation after the last word a claim clause and an evidence clause share flips nothing.
 # 31: 'us' the pronoun is no country ('US' and 'U.S.' still are).
 # 32: a bare citation after a sentence ('… overnight. (Passage 3)') joins that sentence's claim and is checked.
-METHOD_REVISION = 32
+# 33: 'failing', 'refusing' and 'refusal' negate as 'failed' does; 'based solely on the information provided in the
+#     passage, …' is a remark on the sources; '… are missing in the provided passage' is a statement about the context.
+METHOD_REVISION = 33

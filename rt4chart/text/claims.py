@@ -39,9 +39,10 @@ _META = re.compile(
 # it is the claim. A prefix naming a passage by number ("According to passage 2, …") stays: the citation is
 # checked (rt4chart.judges.offline.context_checks).
 _META_PREFIX = re.compile(
-    rf"^\W*(?:(?:based on|according to|from|as (?:stated|mentioned|described|noted|shown|given) in|in light of)\s+"
+    rf"^\W*(?:(?:based (?:(?:solely|only|entirely|purely|mainly|largely) )?on|according to|from|"
+    rf"as (?:stated|mentioned|described|noted|shown|given) in|in light of)\s+"
     rf"(?:the |these |this |all (?:the |of the )?)?(?:given |provided |above |retrieved |available )?{_SOURCE}"
-    rf"(?:\s+(?:provided|given|above))?\s*,\s*"
+    rf"(?:\s+(?:provided|given|above))?(?:\s+(?:in|by) (?:the |these |this )?(?:given |provided )?{_SOURCE})?\s*,\s*"
     rf"(?:(?:we|I|you|one) can (?:understand|see|infer|conclude|tell|say|determine|learn) that\s+"
     rf"|it (?:is|can be) (?:clear|seen|inferred|understood|concluded) that\s+)?"
     rf"|(?:the |these |this )?(?:given |provided |above )?{_SOURCE}\s+(?:\w+ly\s+)?(?:states?|says?|mentions?|"

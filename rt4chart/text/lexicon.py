@@ -238,11 +238,11 @@ def _words(text: str) -> Iterator[tuple[re.Match, bool]]:
 _NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split())
 
 
-_NEGATING_VERBS = frozenset("fail fails failed refuse refuses refused".split())
+_NEGATING_WORDS = frozenset("fail fails failed failing refuse refuses refused refusing refusal refusals".split())
 
 
 def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()) -> int:
-    """Negation words and 'fail'/'refuse' verbs, but not idioms such as 'not only', 'not the only', 'no wonder',
+    """Negation words, 'fail'/'refuse' verbs and 'refusal', but not idioms such as 'not only', 'not the only', 'no wonder',
     'no fewer than' or 'no 74' (number), nor those at the offsets in `unasserted` (`conditional_negations`)."""
     count = 0
     for i, t in enumerate(tokens):
@@ -253,7 +253,7 @@ def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()
             after = tokens[i + 2]  # 'not the only one'
         if t.is_negation:
             count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None))
-        elif t.lower in _NEGATING_VERBS:
+        elif t.lower in _NEGATING_WORDS:
             count += 1
     return count
 
@@ -272,7 +272,7 @@ def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
             condition = None
         if t.lower in _CONDITIONS:
             condition = t.end
-        elif condition is not None and (t.is_negation or t.lower in _NEGATING_VERBS):
+        elif condition is not None and (t.is_negation or t.lower in _NEGATING_WORDS):
             out.add(t.start)
     return frozenset(out)
 

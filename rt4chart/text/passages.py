@@ -21,6 +21,8 @@ _ABOUT = re.compile(
     r"|\b(?:not|never)[ \t]+(?:\w+ly[ \t]+)?(?:mentioned|specified|provided|stated|given|included|available|discussed|"
     r"addressed|described|explained)[ \t]+(?:in|by)[ \t]+(?:the[ \t]+|any[ \t]+of[ \t]+the[ \t]+)?(?:given[ \t]+|provided"
     r"[ \t]+)?(?:passages?|context|documents?|sources?|texts?|articles?|search results?)"
+    r"|\b(?:is|are|was|were)[ \t]+(?:\w+ly[ \t]+)?(?:missing|absent)[ \t]+(?:in|from)[ \t]+(?:the[ \t]+)?(?:given[ \t]+|"
+    r"provided[ \t]+)?(?:passages?|context|documents?|sources?|texts?|articles?|search results?)\b"
     r"|\bthere(?:'s| is)[ \t]+no[ \t]+(?:information|mention|details?)\b|\bno[ \t]+(?:information|mention)[ \t]+"
     r"(?:about|on|of|regarding)\b", re.I)
 
