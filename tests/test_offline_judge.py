@@ -121,9 +121,11 @@ def test_a_spelled_count_differs_only_from_a_figure_in_its_slot(context, answer,
 @pytest.mark.parametrize("context, answer", [
     ("Dispose of a faded or worn American flag by burning it.", "Dispose of a worn US flag by burning it."),
     ("The chef, who trained in France, opened a bistro.", "The French chef opened a bistro."),
+    ("Turkey insists that the jet violated its airspace.", "Turkey insists that the jet violated Turkish airspace."),
 ])
 def test_a_countrys_name_and_its_peoples_adjective_are_one_place(context, answer):
-    """ragtruth: three answers saying 'a worn US flag' were flagged beside 'a faded or worn American flag'."""
+    """ragtruth: three answers saying 'a worn US flag' were flagged beside 'a faded or worn American flag';
+    faithbench: 'Turkish airspace' beside a story that names Turkey throughout."""
     assert audit(context, answer).claims[0].rationale.startswith("100% of the claim's content")
 
 

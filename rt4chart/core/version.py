@@ -44,4 +44,5 @@ __version__ = "0.1.0"
 # 32: a bare citation after a sentence ('… overnight. (Passage 3)') joins that sentence's claim and is checked.
 # 33: 'failing', 'refusing' and 'refusal' negate as 'failed' does; 'based solely on the information provided in the
 #     passage, …' is a remark on the sources; '… are missing in the provided passage' is a statement about the context.
-METHOD_REVISION = 33
+# 34: the country table covers 76 countries (was 20): 'Turkish airspace' is found in a story naming Turkey.
+METHOD_REVISION = 34

@@ -376,7 +376,24 @@ _COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn
     "germany german germans", "japan japanese", "mexico mexican mexicans", "canada canadian canadians",
     "australia australian australians", "india indian indians", "russia russian russians", "italy italian italians",
     "spain spanish", "israel israeli israelis", "iran iranian iranians", "iraq iraqi iraqis", "syria syrian syrians",
-    "ukraine ukrainian ukrainians", "nepal nepalese nepali", "egypt egyptian egyptians")
+    "ukraine ukrainian ukrainians", "nepal nepalese nepali", "egypt egyptian egyptians", "turkey turkish",
+    "pakistan pakistani pakistanis", "afghanistan afghan afghans", "korea korean koreans",
+    "vietnam vietnamese", "brazil brazilian brazilians", "ireland irish", "scotland scottish scots",
+    "wales welsh", "greece greek greeks", "poland polish poles", "sweden swedish swedes",
+    "netherlands dutch", "switzerland swiss", "cuba cuban cubans", "nigeria nigerian nigerians",
+    "kenya kenyan kenyans", "yemen yemeni yemenis", "libya libyan libyans", "lebanon lebanese",
+    "philippines filipino filipinos", "indonesia indonesian indonesians", "thailand thai",
+    "venezuela venezuelan venezuelans", "argentina argentine argentinian argentinians",
+    "colombia colombian colombians", "chile chilean chileans", "peru peruvian peruvians",
+    "portugal portuguese", "belgium belgian belgians", "austria austrian austrians",
+    "norway norwegian norwegians", "denmark danish danes", "finland finnish finns",
+    "palestine palestinian palestinians", "somalia somali somalis", "sudan sudanese",
+    "ethiopia ethiopian ethiopians", "qatar qatari qataris", "kuwait kuwaiti kuwaitis",
+    "bangladesh bangladeshi bangladeshis", "latvia latvian latvians", "hungary hungarian hungarians",
+    "romania romanian romanians", "serbia serbian serbians serbs", "croatia croatian croatians croats",
+    "tunisia tunisian tunisians", "morocco moroccan moroccans", "algeria algerian algerians",
+    "haiti haitian haitians", "jamaica jamaican jamaicans", "saudi saudis", "taiwan taiwanese",
+    "singapore singaporean singaporeans", "malaysia malaysian malaysians", "zimbabwe zimbabwean zimbabweans")
 _SAME_COUNTRY = {w: frozenset(group.split()) - {w} for group in _COUNTRY_WORDS for w in group.split()}
 
 
