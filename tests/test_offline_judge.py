@@ -311,6 +311,9 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
      "Despite failing last November in its bid to host the 2019 event, Eugene later won the rights to host."),
     ("Hundreds of graduates joined a debt strike, publicly declaring their refusal to pay back their loans.",
      "Hundreds of graduates joined a debt strike, refusing to pay back their loans."),
+    # ragtruth: a sentence that says more of the claim decides, not a weaker match with a negation
+    ("The organs of the Nervous System are physically connected. In contrast, the organs of the Endocrine System are "
+     "not physically connected as they are discrete in nature.", "The nervous system is physically connected."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is

@@ -45,4 +45,6 @@ __version__ = "0.1.0"
 # 33: 'failing', 'refusing' and 'refusal' negate as 'failed' does; 'based solely on the information provided in the
 #     passage, …' is a remark on the sources; '… are missing in the provided passage' is a statement about the context.
 # 34: the country table covers 76 countries (was 20): 'Turkish airspace' is found in a story naming Turkey.
-METHOD_REVISION = 34
+# 35: a negation or an antonym contradicts a claim only from a sentence that says at least as much of it as any
+#     other evidence sentence.
+METHOD_REVISION = 35

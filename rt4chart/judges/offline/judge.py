@@ -323,14 +323,20 @@ class OfflineJudge(Judge):
         claim_clauses = clauses(tokens, answer_text)
         if len(claim_clauses) > 1:
             claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
+        heard = {i: index.stems[i] | antecedent_stems(index, i) for i in evidence}  # 'She was born…' has her name
+        cover = {i: len(claim_stems & heard[i]) / len(claim_stems) for i in evidence}
         for sentence_id in evidence:
-            stems = index.stems[sentence_id] | antecedent_stems(index, sentence_id)  # 'She was born…' has her name
+            stems = heard[sentence_id]
             swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
-            overlap = len(claim_stems & stems) / len(claim_stems)
-            if len(claim_stems & (stems | swapped)) / len(claim_stems) < self.config.contradiction_overlap:
+            overlap = cover[sentence_id]
+            matched = len(claim_stems & (stems | swapped)) / len(claim_stems)
+            if matched < self.config.contradiction_overlap:
                 continue  # an antonym counts as matching its opposite: 'sales fell' matches 'sales rose'
+            # a sentence that says more of the claim than this one decides its wording: 'the organs of the Nervous
+            # System are physically connected' is not contradicted by '… the Endocrine System are not …'
+            closer = max((cover[i] for i in evidence if i != sentence_id), default=0.0)
             antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id])
-            if antonym is not None and self.config.check_antonyms:
+            if antonym is not None and self.config.check_antonyms and matched >= closer:
                 return sentence_id, "antonym", f"'{antonym.text}' is the opposite of what the evidence says", [
                     Span(start=antonym.start, end=antonym.end)]
             if overlap < self.config.contradiction_overlap:
@@ -344,7 +350,7 @@ class OfflineJudge(Judge):
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
-            if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words
+            if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words and overlap >= closer
                     and self._negation_flipped(claim_clauses, conditional_negations(tokens, answer_text), index,
                                                sentence_id)):
                 negs = [t for t in tokens if t.is_negation]
