@@ -314,6 +314,9 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     # ragtruth: a sentence that says more of the claim decides, not a weaker match with a negation
     ("The organs of the Nervous System are physically connected. In contrast, the organs of the Endocrine System are "
      "not physically connected as they are discrete in nature.", "The nervous system is physically connected."),
+    # of two claim clauses as wholly in the evidence clause, the one that shares more words is compared
+    ("In contrast, the organs of the Endocrine System are not physically connected as they are discrete in nature.",
+     "The organs of the endocrine system are discrete and not physically connected."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is

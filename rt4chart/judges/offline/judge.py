@@ -375,7 +375,7 @@ class OfflineJudge(Judge):
                           sentence_id: int) -> bool:
         """The best-matching pair of claim clause and evidence clause disagree on negation (odd count); a negation
         under a condition ('if …', 'until …') asserts nothing and is not counted."""
-        best, best_overlap = None, 0.0
+        best, best_key = None, (0.0, 0)
         for theirs in clauses(index.tokens[sentence_id], index.sentences[sentence_id].text):
             their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
             for ours in claim_clauses:
@@ -383,9 +383,12 @@ class OfflineJudge(Judge):
                 shared = len(our_stems & their_stems)
                 if shared < self.config.min_negation_words:
                     continue
-                overlap = shared / len(our_stems)  # the claim clause must be (nearly) all in the evidence clause
-                if overlap > best_overlap:
-                    best, best_overlap = (ours, theirs), overlap
+                # the claim clause must be (nearly) all in the evidence clause; of two as wholly in it, the one that
+                # shares more words ('… are discrete and not physically connected' whole, not its first clause)
+                key = (shared / len(our_stems), shared)
+                if key > best_key:
+                    best, best_key = (ours, theirs), key
+        best_overlap = best_key[0]
         if best is None or best_overlap < self.config.negation_overlap:
             return False
         ours, theirs = best
