@@ -335,6 +335,19 @@ def test_a_word_and_its_inflections_share_a_stem():
     assert stem("sued") == "sue" and stem("doing") == "do"
 
 
+@pytest.mark.parametrize("forms", [("take", "took", "taken", "takes"), ("hear", "heard", "hearing"),
+                                   ("sing", "sang", "sung", "singing"), ("win", "won", "winning")])
+def test_an_irregular_past_form_shares_its_verbs_stem(forms):
+    assert len({stem(w) for w in forms}) == 1
+
+
+def test_a_claim_in_another_tense_of_an_irregular_verb_is_found():
+    """ragtruth: 'the family was eventually taken to a nearby grassy area' was flagged for 'taken' beside 'took'."""
+    claim = audit("The volunteers took the ducklings to a nearby grassy area.",
+                  "The ducklings were taken to a nearby grassy area by the volunteers.").claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_a_dotted_abbreviation_is_the_same_word_undotted():
     assert [t.lower for t in tokenize("Ph.D. PhD U.S. US e.g.")] == ["phd", "phd", "us", "us", "eg"]
     claim = audit("Holmes was one of six pre-thesis Ph.D. students in the program.",

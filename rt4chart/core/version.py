@@ -48,4 +48,5 @@ __version__ = "0.1.0"
 # 35: a negation or an antonym contradicts a claim only from a sentence that says at least as much of it as any
 #     other evidence sentence.
 # 36: of two claim clauses as wholly in an evidence clause, the negation check compares the one sharing more words.
-METHOD_REVISION = 36
+# 37: an irregular past form shares its verb's stem ('taken' / 'took' / 'take', 'heard' / 'hear').
+METHOD_REVISION = 37

@@ -131,9 +131,37 @@ def american(word: str) -> str:
     return _ENCE.sub(lambda m: f"{m.group(1)}ense{m.group(2)}", word)
 
 
+# Irregular past forms -> the verb's base, which Porter cannot reach ('shown' / 'shows', 'taken' / 'take'). Forms that
+# are as often another word are left out: 'found' (to found), 'left' (the side), 'saw', 'lay', 'bore', 'wound', 'ground'.
+_IRREGULAR_VERBS = {form: base for base, forms in (
+    ("arise", "arose arisen"), ("awake", "awoke awoken"), ("begin", "began begun"), ("bend", "bent"),
+    ("bite", "bitten"), ("blow", "blew blown"), ("break", "broke broken"), ("bring", "brought"),
+    ("build", "built"), ("burn", "burnt"), ("buy", "bought"), ("catch", "caught"), ("choose", "chose chosen"),
+    ("come", "came"), ("deal", "dealt"), ("dig", "dug"), ("draw", "drew drawn"), ("drink", "drank drunk"),
+    ("drive", "drove driven"), ("eat", "ate eaten"), ("fall", "fell fallen"), ("feed", "fed"), ("feel", "felt"),
+    ("fight", "fought"), ("flee", "fled"), ("fly", "flew flown"), ("forbid", "forbade forbidden"),
+    ("forget", "forgot forgotten"), ("forgive", "forgave forgiven"), ("freeze", "froze frozen"),
+    ("give", "gave given"), ("go", "went gone"), ("grow", "grew grown"), ("hang", "hung"), ("hear", "heard"),
+    ("hide", "hid hidden"), ("hold", "held"), ("keep", "kept"), ("know", "knew known"), ("lead", "led"),
+    ("learn", "learnt"), ("lend", "lent"), ("lose", "lost"), ("mean", "meant"), ("meet", "met"),
+    ("overcome", "overcame"), ("pay", "paid"), ("ride", "rode ridden"), ("ring", "rang rung"),
+    ("rise", "rose risen"), ("run", "ran"), ("seek", "sought"), ("sell", "sold"), ("send", "sent"),
+    ("shake", "shook shaken"), ("shoot", "shot"), ("shrink", "shrank shrunk"), ("sing", "sang sung"),
+    ("sink", "sank sunk"), ("sleep", "slept"), ("speak", "spoke spoken"), ("spend", "spent"),
+    ("stand", "stood"), ("steal", "stole stolen"), ("stick", "stuck"), ("strike", "struck"),
+    ("swear", "swore sworn"), ("swim", "swam swum"), ("take", "took taken"), ("teach", "taught"),
+    ("tear", "tore torn"), ("tell", "told"), ("think", "thought"), ("throw", "threw thrown"),
+    ("undergo", "underwent undergone"), ("understand", "understood"), ("undertake", "undertook undertaken"),
+    ("wake", "woke woken"), ("wear", "wore worn"), ("weep", "wept"), ("win", "won"),
+    ("withdraw", "withdrew withdrawn"), ("write", "wrote written"), ("show", "shown"), ("see", "seen"),
+    ("become", "became"), ("mistake", "mistook mistaken")) for form in forms.split()}
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
-    """Porter stem of a lower-case word, in its American spelling (cached: the same words recur across windows)."""
+    """Porter stem of a lower-case word, in its American spelling, an irregular past form as its verb ('shown' as
+    'show'); cached: the same words recur across windows."""
+    word = _IRREGULAR_VERBS.get(word, word)
     if len(word) <= 3 or not word.isalpha():
         return word
     word = american(word)
