@@ -211,3 +211,16 @@ def test_a_pronoun_with_its_verb_clipped_on_is_no_content(text):
 
 def test_a_name_with_a_clipped_verb_is_still_content():
     assert [t.is_content for t in tokenize("Obama'll")] == [True]
+
+
+@pytest.mark.parametrize("text, pointers, counts", [
+    ("A joint disorder (Passages 1 & 2).", ["1", "2"], []),
+    ("Repeat steps 7 and 8, then steps 2-4.", ["7", "8", "2", "4"], []),
+    ("Passage 2 says 5 people died; step 3 takes 10 minutes.", ["2", "3"], ["5", "10"]),
+])
+def test_a_number_after_a_pointer_points_and_the_rest_count(text, pointers, counts):
+    """'Passages 1 & 2' and 'steps 7 and 8' name parts of the sources or the answer: no figure to find in the
+    context ('the context gives a different figure than 8' was said of 'Repeat steps 7 and 8 …')."""
+    numbers = [t for t in tokenize(text) if t.number is not None]
+    assert [t.text for t in numbers if t.reference] == pointers
+    assert [t.text for t in numbers if t.is_content] == counts

@@ -49,4 +49,5 @@ __version__ = "0.1.0"
 #     other evidence sentence.
 # 36: of two claim clauses as wholly in an evidence clause, the negation check compares the one sharing more words.
 # 37: an irregular past form shares its verb's stem ('taken' / 'took' / 'take', 'heard' / 'hear').
-METHOD_REVISION = 37
+# 38: a number after a pointer number across 'and'/'&'/'or'/'to' points too ('passages 1 & 2', 'steps 7 and 8').
+METHOD_REVISION = 38

@@ -238,12 +238,24 @@ def _tokenize(text: str) -> list[Token]:
             tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
                                 previous * _MULTIPLIERS[lower], False))
             continue
-        reference = number is not None and bool(tokens) and tokens[-1].lower in _REFERENCE_NOUNS
+        reference = number is not None and _follows_reference(tokens)
         tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,
                             surface[:1].isupper(), reference))
     return tokens
 
 
+def _follows_reference(tokens: list[Token]) -> bool:
+    """Whether a number after `tokens` points rather than counts: after a reference noun ('passage 3', 'step 7'),
+    or after such a pointer, directly or across 'and', 'or', 'to', 'through' ('passages 1 & 2', 'steps 7 and 8')."""
+    if not tokens:
+        return False
+    last = tokens[-1]
+    if last.lower in _REFERENCE_NOUNS or last.reference:
+        return True
+    return last.lower in _LIST_JOINERS and len(tokens) > 1 and tokens[-2].reference
+
+
+_LIST_JOINERS = frozenset("and or to through".split())
 _PART = re.compile(r"[^-]+")
 
 
