@@ -134,6 +134,16 @@ def test_another_country_is_still_another_place():
     assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Glasses from Poland are always cleaned with a soft cloth.", "Always polish the glasses with a soft cloth."),
+    ("Chinese plates are always washed by hand in warm water.", "The china is always washed by hand in warm water."),
+])
+def test_a_common_word_in_lower_case_names_no_country(context, answer):
+    """'polish' the verb is not 'Poland', 'china' the dishes not 'Chinese' (a claim's capital 'Polish' still is)."""
+    claim = audit(context, answer).claims[0]
+    assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_us_the_pronoun_is_no_country():
     claim = audit("The American chef opened a bistro in town.", "The chef opened a bistro for us in town.").claims[0]
     assert not claim.rationale.startswith("100% of the claim's content"), claim.rationale  # 'us' is not found

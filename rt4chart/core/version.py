@@ -50,4 +50,5 @@ __version__ = "0.1.0"
 # 36: of two claim clauses as wholly in an evidence clause, the negation check compares the one sharing more words.
 # 37: an irregular past form shares its verb's stem ('taken' / 'took' / 'take', 'heard' / 'hear').
 # 38: a number after a pointer number across 'and'/'&'/'or'/'to' points too ('passages 1 & 2', 'steps 7 and 8').
-METHOD_REVISION = 38
+# 39: 'polish', 'poles', 'turkey', 'china', 'chile' in lower case in a claim name no country (as 'us' did not).
+METHOD_REVISION = 39

@@ -437,10 +437,18 @@ _COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn
 _SAME_COUNTRY = {w: frozenset(group.split()) - {w} for group in _COUNTRY_WORDS for w in group.split()}
 
 
+# Country words that are also common words in lower case: the pronoun, the verb 'polish', ski poles, the bird, dishes,
+# the pepper. Written so in a claim, they name no country.
+_ALSO_COMMON = frozenset("us polish poles turkey china chile".split())
+
+
 def country_forms(t: Token) -> frozenset[str]:
-    """The other lower-case words that name the country `t` names ('american', 'america', … for 'US'); none for 'us'
-    written in lower case, the pronoun."""
-    return frozenset() if t.text == "us" else _SAME_COUNTRY.get(t.lower, frozenset())
+    """The other lower-case words that name the country the claim's word `t` names ('american', 'america', … for
+    'US'); none for a word that is also a common word, written in lower case ('us', 'polish', 'china'). The context's
+    words are not asked: some sources are written all in lower case ('in china 's fujian province')."""
+    if t.lower in _ALSO_COMMON and not t.capitalized:
+        return frozenset()
+    return _SAME_COUNTRY.get(t.lower, frozenset())
 
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()

@@ -53,7 +53,7 @@ def is_citation(text: str) -> bool:
     """True for text that only cites passages ("(Passage 2)", "[passages 1 and 3]."): it says where the sentence
     before it is told, not a fact of its own. A label ending in a colon ("Passage 2:") heads what follows instead."""
     stripped = text.strip()
-    return not stripped.endswith(":") and bool(_CITATION_ONLY.match(stripped))  # "Passage 2:" heads what follows
+    return not stripped.endswith(":") and bool(_CITATION_ONLY.match(stripped))
 
 
 def cited_passages(text: str) -> set[int]:
