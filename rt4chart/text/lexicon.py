@@ -450,6 +450,7 @@ def country_forms(t: Token) -> frozenset[str]:
         return frozenset()
     return _SAME_COUNTRY.get(t.lower, frozenset())
 
+
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}

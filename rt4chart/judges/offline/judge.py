@@ -380,29 +380,28 @@ class OfflineJudge(Judge):
             their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
             for ours in claim_clauses:
                 our_stems = {t.stem for t in ours if t.is_content and t.number is None}
-                shared = len(our_stems & their_stems)
-                if shared < self.config.min_negation_words:
+                common = our_stems & their_stems
+                if len(common) < self.config.min_negation_words:
                     continue
                 # the claim clause must be (nearly) all in the evidence clause; of two as wholly in it, the one that
                 # shares more words ('… are discrete and not physically connected' whole, not its first clause)
-                key = (shared / len(our_stems), shared)
+                key = (len(common) / len(our_stems), len(common))
                 if key > best_key:
-                    best, best_key = (ours, theirs), key
-        best_overlap = best_key[0]
-        if best is None or best_overlap < self.config.negation_overlap:
+                    best, best_key = (ours, theirs, common), key
+        if best is None or best_key[0] < self.config.negation_overlap:
             return False
-        ours, theirs = best
+        ours, theirs, common = best
         sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
-        return (negation_count(_up_to_shared(ours, theirs), claim_unasserted) % 2
-                != negation_count(_up_to_shared(theirs, ours), sentence) % 2)
+        return (negation_count(_up_to_shared(ours, common), claim_unasserted) % 2
+                != negation_count(_up_to_shared(theirs, common), sentence) % 2)
 
 
-def _up_to_shared(clause: list[Token], other: list[Token]) -> list[Token]:
-    """A clause up to the last word it shares with the other: a negation after the words they share negates something
-    else ("the IAAF council have made a clear choice on a strategic decision that enables us to take advantage of a
-    unique opportunity that may never arise again" does not deny that the council made the decision)."""
-    stems = {t.stem for t in other if t.is_content and t.number is None}
-    at = [i for i, t in enumerate(clause) if t.is_content and t.number is None and t.stem in stems]
+def _up_to_shared(clause: list[Token], shared: set[str]) -> list[Token]:
+    """A clause up to its last word whose stem is in `shared` (the stems it shares with the clause it is compared
+    with): a negation after the words they share negates something else ("the IAAF council have made a clear choice
+    on a strategic decision that enables us to take advantage of a unique opportunity that may never arise again" does
+    not deny that the council made the decision)."""
+    at = [i for i, t in enumerate(clause) if t.is_content and t.number is None and t.stem in shared]
     return clause[:at[-1] + 1] if at else clause
 
 
