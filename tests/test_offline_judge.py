@@ -285,6 +285,54 @@ def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
     assert named.claims[0].rationale == "the context says 'Warsaw' where the claim says 'Krakow'"
 
 
+def test_a_name_the_context_writes_with_one_word_changed_is_contradicted():
+    """Every word of 'University of California Anschutz Medical Campus' is in the context ('California' in another
+    sentence), so the word check found all of it; the name is not, and its one changed word is marked. Another
+    spelling of a word, an acronym's other form, or the name as written is no contradiction."""
+    context = ("He enrolled in the neuroscience program at the University of Colorado Anschutz Medical Campus in "
+               "Aurora. He had grown up in San Diego, California.")
+    swapped = audit(context, "He had attended the University of California Anschutz Medical Campus in Aurora.")
+    claim = swapped.claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED
+    assert claim.rationale == ("the context says 'University of Colorado Anschutz Medical Campus' where the claim "
+                               "says 'University of California Anschutz Medical Campus'")
+    assert [swapped.answer[s.start:s.end] for s in claim.hallucinated_spans] == ["California"]
+    same = audit(context, "He studied at the University of Colorado Anschutz Medical Campus in Aurora.")
+    assert same.claims[0].verdict is Verdict.ENTAILED
+    spelled = audit("Texas Representative Eddies Morales spoke on Monday. He lives in Eagle Pass.",
+                    "Texas Representative Eddie Morales spoke on Monday.")
+    assert spelled.claims[0].verdict is not Verdict.CONTRADICTED
+
+
+def test_a_headline_capital_names_nothing_the_context_does_not_write_as_a_name():
+    """A headline writes every word with a capital: 'Gone' in 'The House Wants Cameron Gone' is no name to stand in a
+    claim's slot (it said "the context says 'Gone' where the claim says 'Wurthinger'"), 'Cameron' is, since the
+    context writes it as a name elsewhere; a claim in title case has only its figures as slots."""
+    context = ("Spoilers: The House Wants Cameron Gone, But Will Bowie Take The Shot? "
+               "Bowie told Cameron that she may target Cory.")
+    assert "'Gone'" not in audit(context, "The House wants Bowie to target Hardin this week.").claims[0].rationale
+    swapped = audit(context, "Spoilers: The House Wants Tucker Gone From The Show")
+    assert swapped.claims[0].verdict is Verdict.BASELESS
+    named = audit("Spoilers: The House Wants Cameron Gone From The Show. The block holds Cameron and Bowie.",
+                  "Spoilers: the house wants Tucker gone from the show.")
+    assert named.claims[0].rationale == "the context says 'Cameron' where the claim says 'Tucker'"
+
+
+def test_a_word_that_continues_a_name_is_filled_only_by_a_word_that_continues_it():
+    """'Cory Wurthinger' where the context names Cory only as 'Cory': another name elsewhere in the sentence ('Jane'
+    of 'Bowie Jane') is not what the claim's surname contradicts; 'County' of 'Tulsa County' is no slot beside
+    'Tulsa, Oklahoma'. A surname after the same first name still is."""
+    context = "Will Bowie Jane take a shot at Cory this week? The Power of Veto is held on Saturday."
+    invented = audit(context, "Bowie will take a shot at Cory Wurthinger this week.").claims[0]
+    assert invented.verdict is Verdict.BASELESS and "Wurthinger" in invented.rationale
+    county = audit("Two deputies involved in the arrest in Tulsa, Oklahoma, have been reassigned.",
+                   "Two deputies involved in the arrest in Tulsa County have been reassigned.").claims[0]
+    assert "'Oklahoma'" not in county.rationale
+    swapped = audit("Two deputies involved in the arrest of Eric Harris have been reassigned.",
+                    "Two deputies involved in the arrest of Eric Turner have been reassigned.").claims[0]
+    assert swapped.rationale == "the context says 'Harris' where the claim says 'Turner'"
+
+
 @pytest.mark.parametrize("context, answer", [
     # a plain word the context lacks is a paraphrase far more often than a contradiction (ragtruth_dev: 21 of 84
     # such upgrades touched a human span); this one said "the context says 'nervous' where the claim says 'play'"

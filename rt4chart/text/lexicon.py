@@ -484,3 +484,36 @@ def _build_antonyms() -> dict[str, frozenset[str]]:
         pairs.setdefault(sb, set()).add(sa)
     return {k: frozenset(v) for k, v in pairs.items()}
 
+
+_SENTENCE_OPENERS = frozenset(".!?:;\"'\u201c\u2018*#-\u2013\u2014([\n")
+
+
+def starts_sentence(text: str, start: int) -> bool:
+    """True when the word at `start` of `text` opens a sentence, a line, a quote or a list item."""
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] in _SENTENCE_OPENERS
+
+
+_HEADLINE_MINOR = frozenset("a an the and but or nor for so yet of in on at to by as up off per via vs".split())
+
+
+def in_title_case(tokens: list[Token]) -> bool:
+    """A headline or heading written in title case ('Blue Bell Ice Cream Recalls Products Amid Listeria Outbreak'):
+    after its first word (capitalised as any sentence's: 'Click on Internet Options'), every word but the articles,
+    conjunctions and short prepositions a headline leaves in lower case is capitalised, four of four letters or
+    more at least. Its capitals need not mark names; a sentence full of names still writes its verbs in lower case
+    ('Rafael Nadal defeated Roger Federer', 'Elkhan Mammadov is a General Secretary of …')."""
+    words = [t for t in tokens[1:] if t.number is None and t.lower.isalpha()]
+    if any(not t.capitalized and t.lower not in _HEADLINE_MINOR for t in words):
+        return False
+    return sum(t.capitalized and len(t.lower) >= 4 for t in words) >= 4
+
+
+# Words that make a place or body of a name before them ('Tulsa County', 'Cook County Jail'): where the context has
+# the name in another form ('Tulsa, Oklahoma'), such a word holds no slot of its own.
+NAME_DESIGNATORS = frozenset(
+    "county city state province district region island islands river lake bay valley mountain mountains street avenue"
+    " road airport station university college school hospital department police church park stadium center centre"
+    " hall bridge court".split())

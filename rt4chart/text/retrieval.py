@@ -3,10 +3,20 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
-from rt4chart.text.lexicon import Token, capitalized_runs, number_key, other_ordinal, run_initials, tokenize
+from rt4chart.text.lexicon import (
+    Token,
+    capitalized_runs,
+    in_title_case,
+    number_key,
+    other_ordinal,
+    run_initials,
+    starts_sentence,
+    tokenize,
+)
 from rt4chart.text.measures import Measure, may_hold, measures
 
 
@@ -60,6 +70,17 @@ class SentenceIndex:
         self.all_numbers: frozenset[str] = frozenset().union(*self.numbers) if self.numbers else frozenset()
         self.run_initials: frozenset[str] = frozenset(initials)
         self._k1, self._b = k1, b
+
+    @cached_property
+    def plain_names(self) -> frozenset[str]:
+        """Stems of the words the context writes as names in a plain sentence: capitalised, not opening a sentence,
+        in a sentence not in title case (where 'Gone' in 'The House Wants Cameron Gone' names nothing)."""
+        names: set[str] = set()
+        for sentence in self.sentences:  # tokenized afresh: kept tokens of every sentence would cost memory
+            toks = tokenize(sentence.text)
+            if not in_title_case(toks):
+                names.update(t.stem for t in toks if t.capitalized and not starts_sentence(sentence.text, t.start))
+        return frozenset(names)
 
     def __len__(self) -> int:
         return len(self.sentences)

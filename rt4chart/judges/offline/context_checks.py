@@ -8,7 +8,7 @@ from rt4chart.core.types import Claim, Span, Verdict
 from rt4chart.judges.base import AuditInput, Judgement
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
-from rt4chart.text.lexicon import Token
+from rt4chart.text.lexicon import NAME_DESIGNATORS, Token, in_title_case
 from rt4chart.text.passages import META_WORDS, cited_passages, passage_numbers
 
 
@@ -25,7 +25,7 @@ def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Jud
     if not slot:
         return judgement, margin
     rest = [t.stem for t in content if all(t is not s for s in slot)]
-    found = slot_contradiction(index, content, slot, [i for i, _ in index.rank(rest, ids, 5)])
+    found = slot_contradiction(index, content, slot, [i for i, _ in index.rank(rest, ids, 5)], audit.answer)
     if found is None:
         return judgement, margin
     sentence_id, mine, theirs = found
@@ -43,9 +43,18 @@ def _slot_words(tokens: list[Token], judgement: Judgement, audit: AuditInput) ->
     content = [t for t in tokens if t.is_content]
     missing = [t for t in content if any(a <= t.start < b for a, b in marked)
                and t.stem not in index.vocabulary and t.stem not in index.all_numbers]
-    slot = [t for t in missing if is_name_or_figure(t, audit.answer)][:3]
+    titled = in_title_case(tokens)  # a headline's capitals need not name anything: only its figures are slots
+    slot = [t for t in missing if is_name_or_figure(t, audit.answer) and not (titled and t.number is None)
+            and not _designates(t, tokens, index)][:3]
     dropped = {id(t) for t in missing} - {id(t) for t in slot}  # identity, not equality: linear in the claim
     return [t for t in content if id(t) not in dropped], slot
+
+
+def _designates(word: Token, tokens: list[Token], index) -> bool:
+    """'County' of 'Tulsa County' where the context has 'Tulsa': a designator after a name the context holds."""
+    at = next(i for i, t in enumerate(tokens) if t is word)
+    return (word.lower in NAME_DESIGNATORS and at > 0 and tokens[at - 1].capitalized
+            and tokens[at - 1].stem in index.vocabulary)
 
 
 _CITATION_WORDS = 3

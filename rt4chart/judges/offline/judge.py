@@ -22,6 +22,7 @@ from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
+from rt4chart.judges.offline.name_swaps import name_swap_check
 from rt4chart.judges.offline.slots import antecedent_stems
 from rt4chart.text.claims import split_claims
 from rt4chart.text.lexicon import (
@@ -60,6 +61,7 @@ class OfflineSettings:
     check_antonyms: bool = True
     search_slots: bool = True        # a baseless claim's slot filled differently by a matching sentence: contradicted
     check_citations: bool = True     # a claim citing a passage that does not say it: contradicted
+    check_names: bool = True         # a name the context writes with one word changed: contradicted
     compare_restated: bool = True    # 'half a year' restates 'six months', '67%' 'two thirds': no other figure
     unknown_names_are_baseless: bool = True  # a name or number found nowhere in the context decides alone
     min_negation_words: int = 3      # content words a claim needs before a negation flip can contradict it
@@ -137,7 +139,10 @@ class OfflineJudge(Judge):
         checked = None
         if judgement.verdict is Verdict.BASELESS and self.config.search_slots:
             checked, rule = slot_upgrade(claim, audit, ids, judgement, margin), "slot"
-        elif judgement.verdict is Verdict.ENTAILED and self.config.check_citations:
+        elif judgement.verdict is Verdict.ENTAILED and self.config.check_names:
+            checked, rule = name_swap_check(claim, audit, judgement, margin), "name"
+        if (checked is None or checked[0] is judgement) and judgement.verdict is Verdict.ENTAILED \
+                and self.config.check_citations:
             checked, rule = citation_check(claim, audit, judgement, margin), "citation"
         if checked is None or checked[0] is judgement:
             return judgement, margin

@@ -13,20 +13,11 @@ one slot — a figure, a date, a name, a word — and holds something else in th
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Iterable, NamedTuple, Optional
 
-from rt4chart.text.lexicon import Token, is_acronym
+from rt4chart.text.lexicon import Token, in_title_case, is_acronym, starts_sentence
 
 PRONOUNS = frozenset("he she it they his her its their him them this these".split())
-_SENTENCE_OPENERS = frozenset(".!?:;\"'\u201c\u2018*#-\u2013\u2014([\n")
-
-
-def starts_sentence(text: str, start: int) -> bool:
-    """True when the word at `start` of `text` opens a sentence, a line, a quote or a list item."""
-    i = start - 1
-    while i >= 0 and text[i] in " \t":
-        i -= 1
-    return i < 0 or text[i] in _SENTENCE_OPENERS
 
 
 def is_name_or_figure(token: Token, text: str) -> bool:
@@ -69,33 +60,54 @@ def _neighbours(tokens: list[Token], i: int, reach: int = 3) -> set[str]:
     return {u.stem for u in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if u.is_content}
 
 
-def _substitute(slot: Token, claim: list[Token], sentence: list[Token], text: str,
-                claim_stems: set[str]) -> Optional[Token]:
+class _Slot(NamedTuple):
+    word: Token
+    near: set[str]       # the claim's content words around it
+    lead: Optional[str]  # the stem of the context's name it continues ('Cory' of 'Cory Wurthinger'), if any
+
+
+def _slot(word: Token, claim: list[Token], index, answer: str) -> _Slot:
+    at = next(i for i, u in enumerate(claim) if u is word)
+    before = claim[at - 1] if at else None
+    lead = (before.stem if before is not None and before.number is None and is_name_or_figure(before, answer)
+            and before.stem in index.plain_names else None)
+    return _Slot(word, _neighbours(claim, at), lead)
+
+
+def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[str],
+                names: Optional[frozenset[str]] = None) -> Optional[Token]:
     """The sentence's word in the slot of the claim's `slot` word: of the same kind (a figure for a figure,
-    a name for a name), absent from the claim, and next to the same words."""
-    here = _neighbours(claim, next(i for i, u in enumerate(claim) if u is slot))
+    a name for a name), absent from the claim, and next to the same words. In a sentence in title case only the
+    words in `names` (written as names outside such sentences) name anything. A word that continues a name the
+    context has ('Wurthinger' of 'Cory Wurthinger') is filled only by a word that continues the same name."""
+    word = slot.word
     best, shared = None, 0
     for j, u in enumerate(sentence):
         if not u.is_content or u.stem in claim_stems:
             continue
-        if (u.number is None) != (slot.number is None):
+        if (u.number is None) != (word.number is None):
             continue
-        if u.number is None and (not is_name_or_figure(u, text) or same_name(u, slot)):
+        if u.number is None and (not is_name_or_figure(u, text) or same_name(u, word)
+                                 or (names is not None and u.stem not in names)):
             continue
-        common = len(here & _neighbours(sentence, j))
+        if slot.lead is not None and (j == 0 or sentence[j - 1].stem != slot.lead):
+            continue
+        common = len(slot.near & _neighbours(sentence, j))
         if common > shared:
             best, shared = u, common
     return best
 
 
-def slot_contradiction(index, content: list[Token], slot: list[Token], candidates: Iterable[int],
+def slot_contradiction(index, content: list[Token], slot: list[Token], candidates: Iterable[int], answer: str,
                        least_cover: float = 0.7) -> Optional[tuple[int, Token, Token]]:
     """(sentence id, the claim's word, the sentence's word) of the best candidate sentence that covers the
-    claim outside its slot and holds another word in it; None if none does."""
+    claim outside its slot and holds another word in it; None if none does. `answer`: the text the claim's
+    tokens point into."""
     rest = [t for t in content if all(t is not s for s in slot)]
     if len(rest) < 2 or not slot:
         return None
     claim_stems = {t.stem for t in content}
+    slots = [_slot(s, content, index, answer) for s in slot]
     best = None
     for sid in candidates:
         stems = index.stems[sid] | antecedent_stems(index, sid)
@@ -103,9 +115,10 @@ def slot_contradiction(index, content: list[Token], slot: list[Token], candidate
         if cover < least_cover or any(s.stem in index.stems[sid] for s in slot):
             continue
         sentence = [u for u in index.tokens[sid] if u.is_content]
-        for s in slot:
-            other = _substitute(s, content, sentence, index.sentences[sid].text, claim_stems)
+        names = index.plain_names if in_title_case(index.tokens[sid]) else None
+        for s in slots:
+            other = _substitute(s, sentence, index.sentences[sid].text, claim_stems, names)
             if other is not None and (best is None or cover > best[0]):
-                best = (cover, sid, s, other)
+                best = (cover, sid, s.word, other)
                 break
     return (best[1], best[2], best[3]) if best else None
