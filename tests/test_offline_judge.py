@@ -285,6 +285,25 @@ def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
     assert named.claims[0].rationale == "the context says 'Warsaw' where the claim says 'Krakow'"
 
 
+def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradicted():
+    """The context gives 'four' (of militants), so the figure check found the claim's 'Four'; what it never does is
+    count the alleged attackers as four. A year beside an ordinal ('2015' / '50th') counts nothing alike, and a
+    count the context also gives for the same words is no contradiction."""
+    context = ("The airstrikes targeted four militants who crossed into the area from Syria. "
+               "Three of the alleged attackers were killed, Israeli media reported.")
+    report = audit(context, "Four alleged attackers were killed.")
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED
+    assert claim.rationale == "the context counts this as 'Three' where the claim says 'Four'"
+    assert [report.answer[s.start:s.end] for s in claim.hallucinated_spans] == ["Four"]
+    told = audit(context + " Four alleged attackers were killed in all, the army said.",
+                 "Four alleged attackers were killed.")
+    assert told.claims[0].verdict is Verdict.ENTAILED
+    kinds = audit("The 2015 ACM Awards were held in Arlington, Texas, for the 50th time.",
+                  "The 50th ACM Awards were held in Arlington, Texas.")
+    assert kinds.claims[0].verdict is not Verdict.CONTRADICTED
+
+
 def test_a_name_the_context_writes_with_one_word_changed_is_contradicted():
     """Every word of 'University of California Anschutz Medical Campus' is in the context ('California' in another
     sentence), so the word check found all of it; the name is not, and its one changed word is marked. Another

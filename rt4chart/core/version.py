@@ -54,4 +54,6 @@ __version__ = "0.1.0"
 # 40: a headline's capitals fill no slot unless the context writes them as names; a word continuing a context name
 #     ('Cory Wurthinger') is filled only by a word continuing it; 'County' of 'Tulsa County' is no slot; a name the
 #     context writes with one word changed ('University of California/Colorado Anschutz …') is contradicted.
-METHOD_REVISION = 40
+# 41: a figure that counts what a sentence counts with another figure ('Four alleged attackers' / 'Three of the
+#     alleged attackers') is contradicted, though the context gives the figure elsewhere ('four militants').
+METHOD_REVISION = 41

@@ -21,6 +21,7 @@ from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
+from rt4chart.judges.offline.counts import counted, recount
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.name_swaps import name_swap_check
 from rt4chart.judges.offline.slots import antecedent_stems
@@ -355,6 +356,11 @@ class OfflineJudge(Judge):
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
+            recounted = self._recounted(tokens, answer_text, evidence, index, sentence_id)
+            if recounted is not None:
+                figure, other = recounted
+                return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
+                        f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])  # the words counted agree
             if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words and overlap >= closer
                     and self._negation_flipped(claim_clauses, conditional_negations(tokens, answer_text), index,
                                                sentence_id)):
@@ -364,6 +370,16 @@ class OfflineJudge(Judge):
                          or [Span(start=tokens[0].start, end=tokens[-1].end)])
                 return sentence_id, "negation", "the claim flips the negation of the evidence", spans
         return None
+
+    def _recounted(self, tokens: list[Token], answer_text: str, evidence: list[int], index,
+                   sentence_id: int) -> Optional[tuple[Token, Token]]:
+        """The claim's figure and the sentence's other figure for what both count ('Four alleged attackers' /
+        'Three of the alleged attackers'), where no evidence sentence counts it with the claim's."""
+        mine = counted(tokens, answer_text) if self.config.check_numbers else []
+        if not mine:
+            return None
+        theirs = {i: counted(index.tokens[i], index.sentences[i].text) for i in evidence}
+        return recount(mine, list(theirs.values()), theirs[sentence_id])
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
                  sentence: list[Token]) -> Optional[Token]:
