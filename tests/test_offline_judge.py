@@ -3,7 +3,7 @@ import pytest
 
 from rt4chart import audit
 from rt4chart.core.types import Verdict
-from rt4chart.text.lexicon import stem, tokenize
+from rt4chart.text.lexicon import negation_count, stem, tokenize
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
            "The bridge was designed by Joseph Strauss. Tolls are not collected from southbound drivers.")
@@ -283,6 +283,34 @@ def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():
     assert report.claims[0].rationale == "the context says 'Hong' where the claim says 'Mainland'"
     named = audit("Marie was born in Warsaw in 1867. She moved to Paris.", "Marie was born in Krakow in 1867.")
     assert named.claims[0].rationale == "the context says 'Warsaw' where the claim says 'Krakow'"
+
+
+@pytest.mark.parametrize("context, answer", [
+    # a label's capitals head what follows; it said "the context says 'Housing' where the claim says 'Coverage'"
+    ("One difference between the FEHA (the Fair Employment and Housing Act) and the ADA is that the ADA applies to "
+     "employers with four to fifteen employees.",
+     "Scope of Coverage: the ADA applies to employers with four to fifteen employees."),
+    # a compound of names the context has is no new name; it said "the context says 'Italian' where the claim says
+    # 'US-Pakistan'"
+    ("A U.S. drone strike in Pakistan killed him in January. Another hostage was also killed in the January "
+     "operation, Italian aid worker Giovanni Lo Porto.",
+     "He was killed in a joint US-Pakistan operation in January."),
+])
+def test_a_capital_that_names_nothing_fills_no_slot(context, answer):
+    """A word capitalised because it heads a label, or a compound of the context's own names, stands in no slot:
+    the claim says what the context lacks instead of naming a sentence's word it does not contradict."""
+    claim = audit(context, answer).claims[-1]
+    assert claim.verdict is not Verdict.CONTRADICTED, claim.rationale
+
+
+def test_a_negated_stopping_verb_says_the_thing_goes_on():
+    """'hasn't stopped ringing' says what 'has been ringing' says: no negation flip (it was contradicted); a stop that
+    is not about something going on still negates."""
+    context = "Estate agents said the phone hasn't stopped ringing about the flat since it was listed."
+    goes_on = audit(context, "The phone has been ringing about the flat since it was listed.")
+    assert goes_on.claims[0].verdict is not Verdict.CONTRADICTED, goes_on.claims[0].rationale
+    assert negation_count(tokenize("the phone hasn't stopped ringing")) == 0
+    assert negation_count(tokenize("he did not stop the car")) == 1
 
 
 def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradicted():

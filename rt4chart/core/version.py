@@ -56,4 +56,6 @@ __version__ = "0.1.0"
 #     context writes with one word changed ('University of California/Colorado Anschutz …') is contradicted.
 # 41: a figure that counts what a sentence counts with another figure ('Four alleged attackers' / 'Three of the
 #     alleged attackers') is contradicted, though the context gives the figure elsewhere ('four militants').
-METHOD_REVISION = 41
+# 42: a label's capitals ('Scope of Coverage:') and a compound of the context's names ('US-Pakistan') fill no slot;
+#     a negated stopping verb before an -ing verb ('hasn't stopped ringing') says the thing goes on: no negation.
+METHOD_REVISION = 42

@@ -279,6 +279,14 @@ _NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split(
 
 
 _NEGATING_WORDS = frozenset("fail fails failed failing refuse refuses refused refusing refusal refusals".split())
+_STOPPING = frozenset("stop stops stopped stopping cease ceases ceased ceasing".split())
+
+
+def _stops_going_on(tokens: list[Token], i: int) -> bool:
+    """'hasn't stopped ringing', 'never ceased working': the negation of a stopping verb before a verb in -ing says
+    the thing goes on, as 'has been ringing' does."""
+    return (i + 2 < len(tokens) and tokens[i + 1].lower in _STOPPING and tokens[i + 2].lower.endswith("ing")
+            and len(tokens[i + 2].lower) > 4)
 
 
 def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()) -> int:
@@ -292,7 +300,8 @@ def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()
         if after is not None and after.lower in ("the", "a") and i + 2 < len(tokens):
             after = tokens[i + 2]  # 'not the only one'
         if t.is_negation:
-            count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None))
+            count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None
+                                                 or _stops_going_on(tokens, i)))
         elif t.lower in _NEGATING_WORDS:
             count += 1
     return count

@@ -8,7 +8,7 @@ from rt4chart.core.types import Claim, Span, Verdict
 from rt4chart.judges.base import AuditInput, Judgement
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
-from rt4chart.text.lexicon import NAME_DESIGNATORS, Token, in_title_case
+from rt4chart.text.lexicon import NAME_DESIGNATORS, Token, in_title_case, stem
 from rt4chart.text.passages import META_WORDS, cited_passages, passage_numbers
 
 
@@ -43,18 +43,34 @@ def _slot_words(tokens: list[Token], judgement: Judgement, audit: AuditInput) ->
     content = [t for t in tokens if t.is_content]
     missing = [t for t in content if any(a <= t.start < b for a, b in marked)
                and t.stem not in index.vocabulary and t.stem not in index.all_numbers]
-    titled = in_title_case(tokens)  # a headline's capitals need not name anything: only its figures are slots
-    slot = [t for t in missing if is_name_or_figure(t, audit.answer) and not (titled and t.number is None)
-            and not _designates(t, tokens, index)][:3]
+    titled, label_end = in_title_case(tokens), _label_end(tokens, audit.answer)
+    slot = [t for t in missing if is_name_or_figure(t, audit.answer)
+            and (t.number is not None or not _names_nothing(t, tokens, index, titled, label_end))][:3]
     dropped = {id(t) for t in missing} - {id(t) for t in slot}  # identity, not equality: linear in the claim
     return [t for t in content if id(t) not in dropped], slot
 
 
-def _designates(word: Token, tokens: list[Token], index) -> bool:
-    """'County' of 'Tulsa County' where the context has 'Tulsa': a designator after a name the context holds."""
+def _label_end(tokens: list[Token], answer: str) -> int:
+    """Where the label that opens a claim ends ('Scope of Coverage: ADA covers …'): a colon within its first six
+    words; -1 when there is none."""
+    for before, after in zip(tokens[:6], tokens[1:7]):
+        if ":" in answer[before.end:after.start]:
+            return before.end
+    return -1
+
+
+def _names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_end: int) -> bool:
+    """A capital that names nothing in its place, so fills no slot: any in a headline ('… Recalls Products Amid …') or
+    in the label before the claim's colon ('Scope of Coverage:'); a designator after a name the context holds
+    ('County' of 'Tulsa County' beside 'Tulsa, Oklahoma'); a compound of names the context has ('US-Pakistan')."""
+    if titled or word.start < label_end:
+        return True
     at = next(i for i, t in enumerate(tokens) if t is word)
-    return (word.lower in NAME_DESIGNATORS and at > 0 and tokens[at - 1].capitalized
-            and tokens[at - 1].stem in index.vocabulary)
+    if word.lower in NAME_DESIGNATORS and at > 0 and tokens[at - 1].capitalized \
+            and tokens[at - 1].stem in index.vocabulary:
+        return True
+    parts = [part for part in word.text.split("-") if part]
+    return len(parts) > 1 and all(part.isupper() or stem(part.lower()) in index.vocabulary for part in parts)
 
 
 _CITATION_WORDS = 3
