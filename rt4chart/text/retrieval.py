@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from functools import cached_property
 from typing import Callable, Iterable, Sequence
 
 from rt4chart.core.types import Sentence
@@ -37,6 +36,14 @@ class _PerSentence:
         return self._count
 
 
+def _written_as_names(tokens: list[Token], text: str) -> list[str]:
+    """Stems of the words a sentence writes as names: capitalised, not opening it, in a sentence not in title case."""
+    capitals = [t for t in tokens if t.capitalized]
+    if not capitals or in_title_case(tokens):
+        return []
+    return [t.stem for t in capitals if not starts_sentence(text, t.start)]
+
+
 class SentenceIndex:
     """BM25 statistics and numbers of every context sentence, the context's vocabulary, and (made on
     demand) each sentence's tokens, stems, surface words and values."""
@@ -48,8 +55,10 @@ class SentenceIndex:
         self.term_counts: list[Counter[str]] = []
         initials: set[str] = set()
         lowers: set[str] = set()
+        names: set[str] = set()
         for sentence in self.sentences:
             toks = tokenize(sentence.text)
+            names.update(_written_as_names(toks, sentence.text))
             self.numbers.append(frozenset(number_key(t.number) for t in toks if t.number is not None))
             self.term_counts.append(Counter(t.stem for t in toks if t.is_content))
             lowers.update(t.lower for t in toks)
@@ -69,18 +78,9 @@ class SentenceIndex:
         self.all_lowers: frozenset[str] = frozenset(lowers)
         self.all_numbers: frozenset[str] = frozenset().union(*self.numbers) if self.numbers else frozenset()
         self.run_initials: frozenset[str] = frozenset(initials)
+        # stems the context writes as names in a plain sentence (not in 'The House Wants Cameron Gone')
+        self.plain_names: frozenset[str] = frozenset(names)
         self._k1, self._b = k1, b
-
-    @cached_property
-    def plain_names(self) -> frozenset[str]:
-        """Stems of the words the context writes as names in a plain sentence: capitalised, not opening a sentence,
-        in a sentence not in title case (where 'Gone' in 'The House Wants Cameron Gone' names nothing)."""
-        names: set[str] = set()
-        for sentence in self.sentences:  # tokenized afresh: kept tokens of every sentence would cost memory
-            toks = tokenize(sentence.text)
-            if not in_title_case(toks):
-                names.update(t.stem for t in toks if t.capitalized and not starts_sentence(sentence.text, t.start))
-        return frozenset(names)
 
     def __len__(self) -> int:
         return len(self.sentences)
