@@ -3,7 +3,10 @@ import pytest
 
 from rt4chart import audit
 from rt4chart.core.types import Verdict
+from rt4chart.judges.offline.slots import slot_contradiction
 from rt4chart.text.lexicon import negation_count, stem, tokenize
+from rt4chart.text.retrieval import SentenceIndex
+from rt4chart.text.segment import split_sentences
 
 CONTEXT = ("The Golden Gate Bridge opened in 1937 in San Francisco. It is 2,737 metres long. "
            "The bridge was designed by Joseph Strauss. Tolls are not collected from southbound drivers.")
@@ -301,6 +304,38 @@ def test_a_capital_that_names_nothing_fills_no_slot(context, answer):
     the claim says what the context lacks instead of naming a sentence's word it does not contradict."""
     claim = audit(context, answer).claims[-1]
     assert claim.verdict is not Verdict.CONTRADICTED, claim.rationale
+
+
+def test_a_slot_holds_a_thing_of_one_kind():
+    """A month stands for no person ('the context says 'September' where the claim says 'Mark''), a nationality for
+    no city, 'twice' for no count, a figure of one unit for none of another; a league's country for a country is
+    still a contradiction."""
+    born = audit("Lincoln Barrett, better known by the stage name High Contrast (born 18 September 1979), is a Welsh "
+                 "DJ.", "High Contrast is actually named Mark Barrett.").claims[0]
+    assert born.verdict is Verdict.BASELESS and "'Mark'" in born.rationale
+    city = audit("Patrick Brontë was an Irish priest and author who spent most of his adult life in England.",
+                 "Patrick Brontë spent most of his adult life in London, England.").claims[0]
+    assert city.verdict is Verdict.BASELESS
+    league = audit("June Jones is a football coach, currently head coach of the Hamilton Tiger-Cats of the "
+                   "Canadian Football League.", "June Jones currently coaches in the Australian Football League.")
+    assert league.claims[0].rationale == "the context says 'Canadian' where the claim says 'Australian'"
+
+
+def _slot_filled(context: str, answer: str, figure: str):
+    index = SentenceIndex(split_sentences(context))
+    content = [t for t in tokenize(answer) if t.is_content]
+    found = slot_contradiction(index, content, [t for t in content if t.text == figure], range(len(index)), answer)
+    return found and (found[1].text, found[2].text)
+
+
+def test_a_figure_stands_for_a_figure_that_counts_the_same_thing():
+    """Degrees are not hours, a percentage is not points, 'twice' is how often and not how many; a figure with the
+    same unit, or with none, still fills the slot."""
+    stand = "Allow the roast to stand at room temperature for at least 1 hour."
+    assert _slot_filled(stand, "Allow the roast to stand at room temperature at 145°F.", "145") is None
+    assert _slot_filled(stand, "Allow the roast to stand at room temperature for at least 2 hours.", "2") == ("2", "1")
+    assert _slot_filled("Prices rose 5 points in May.", "Prices rose 7% in May.", "7%") is None
+    assert _slot_filled("Sales rose twice in May, to 40 units.", "Sales rose 26 units in May.", "26") == ("26", "40")
 
 
 def test_a_negated_stopping_verb_says_the_thing_goes_on():

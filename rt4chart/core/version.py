@@ -58,4 +58,6 @@ __version__ = "0.1.0"
 #     alleged attackers') is contradicted, though the context gives the figure elsewhere ('four militants').
 # 42: a label's capitals ('Scope of Coverage:') and a compound of the context's names ('US-Pakistan') fill no slot;
 #     a negated stopping verb before an -ing verb ('hasn't stopped ringing') says the thing goes on: no negation.
-METHOD_REVISION = 42
+# 43: a slot holds a thing of one kind: a month for a month, a weekday for a weekday, a country (or its people) for a
+#     country; a figure for a figure counting the same unit ('145°F' is no '1 hour'); 'twice' for no figure.
+METHOD_REVISION = 43

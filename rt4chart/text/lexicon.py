@@ -460,6 +460,22 @@ def country_forms(t: Token) -> frozenset[str]:
     return _SAME_COUNTRY.get(t.lower, frozenset())
 
 
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+_WEEKDAYS = frozenset(_WEEKDAY_ABBREVIATIONS.values())
+
+
+def name_kind(t: Token) -> str:
+    """What a capitalised word names where the word itself tells: 'month', 'weekday', 'country' (a country or its
+    people: 'Greece', 'American'); '' for any other name."""
+    if not t.capitalized:
+        return ""
+    if t.lower in _MONTHS:
+        return "month"
+    if t.lower in _WEEKDAYS:
+        return "weekday"
+    return "country" if t.lower in _SAME_COUNTRY else ""
+
+
 _ORDINAL_WORDS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
                   "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
 _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Optional
 
-from rt4chart.text.lexicon import Token, in_title_case, is_acronym, starts_sentence
+from rt4chart.text.lexicon import Token, in_title_case, is_acronym, name_kind, starts_sentence
 
 PRONOUNS = frozenset("he she it they his her its their him them this these".split())
 
@@ -60,10 +60,34 @@ def _neighbours(tokens: list[Token], i: int, reach: int = 3) -> set[str]:
     return {u.stem for u in tokens[max(0, i - reach):i] + tokens[i + 1:i + 1 + reach] if u.is_content}
 
 
+def _other_unit(mine: Optional[str], theirs: Optional[str]) -> bool:
+    """Two figures that count different things ('94 points' / '2 games'); a figure without a unit counts anything."""
+    return mine is not None and theirs is not None and mine != theirs
+
+
 class _Slot(NamedTuple):
     word: Token
     near: set[str]       # the claim's content words around it
     lead: Optional[str]  # the stem of the context's name it continues ('Cory' of 'Cory Wurthinger'), if any
+    unit: Optional[str]  # the plain word a figure counts ('points' of '94 points'), if any
+
+
+_MULTIPLIERS = frozenset("once twice thrice".split())  # how often, not how many: no figure's substitute
+
+
+def _unit(tokens: list[Token], i: int, text: str) -> Optional[str]:
+    """What figure i of content tokens counts: a percentage ('20%', '5 percent'), degrees ('145°F'), or the stem of
+    the plain word right after it, nothing but spaces between ('94 points'); None if nothing tells.
+    `text`: what the tokens' offsets point into."""
+    figure = tokens[i]
+    if figure.lower.endswith(("%", "percent")):
+        return "percent"
+    if text[figure.end:figure.end + 2].lstrip().startswith("\u00b0"):
+        return "degre"
+    after = tokens[i + 1] if i + 1 < len(tokens) else None
+    if after is None or after.number is not None or after.capitalized or text[figure.end:after.start].strip():
+        return None
+    return after.stem
 
 
 def _slot(word: Token, claim: list[Token], index, answer: str) -> _Slot:
@@ -71,13 +95,14 @@ def _slot(word: Token, claim: list[Token], index, answer: str) -> _Slot:
     before = claim[at - 1] if at else None
     lead = (before.stem if before is not None and before.number is None and is_name_or_figure(before, answer)
             and before.stem in index.plain_names else None)
-    return _Slot(word, _neighbours(claim, at), lead)
+    return _Slot(word, _neighbours(claim, at), lead, _unit(claim, at, answer) if word.number is not None else None)
 
 
 def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[str],
                 names: Optional[frozenset[str]] = None) -> Optional[Token]:
     """The sentence's word in the slot of the claim's `slot` word: of the same kind (a figure for a figure,
-    a name for a name), absent from the claim, and next to the same words. In a sentence in title case only the
+    a name for a name, a month for a month, a country for a country, a figure counting the same unit), absent from
+    the claim, and next to the same words. In a sentence in title case only the
     words in `names` (written as names outside such sentences) name anything. A word that continues a name the
     context has ('Wurthinger' of 'Cory Wurthinger') is filled only by a word that continues the same name."""
     word = slot.word
@@ -87,8 +112,10 @@ def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[
             continue
         if (u.number is None) != (word.number is None):
             continue
-        if u.number is None and (not is_name_or_figure(u, text) or same_name(u, word)
+        if u.number is None and (not is_name_or_figure(u, text) or same_name(u, word) or name_kind(u) != name_kind(word)
                                  or (names is not None and u.stem not in names)):
+            continue
+        if u.number is not None and (u.lower in _MULTIPLIERS or _other_unit(slot.unit, _unit(sentence, j, text))):
             continue
         if slot.lead is not None and (j == 0 or sentence[j - 1].stem != slot.lead):
             continue
