@@ -331,6 +331,8 @@ class OfflineJudge(Judge):
             claim_clauses.append(tokens)  # 'and' may join noun phrases as well as clauses: try the whole claim too
         heard = {i: index.stems[i] | antecedent_stems(index, i) for i in evidence}  # 'She was born…' has her name
         cover = {i: len(claim_stems & heard[i]) / len(claim_stems) for i in evidence}
+        counts = counted(tokens, answer_text) if self.config.check_numbers else []  # 'Four alleged attackers'
+        their_counts: dict[int, list] = {}  # each evidence sentence's, read once when a sentence first needs them
         for sentence_id in evidence:
             stems = heard[sentence_id]
             swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
@@ -356,7 +358,7 @@ class OfflineJudge(Judge):
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
-            recounted = self._recounted(tokens, answer_text, evidence, index, sentence_id)
+            recounted = self._recounted(counts, their_counts, evidence, index, sentence_id) if counts else None
             if recounted is not None:
                 figure, other = recounted
                 return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
@@ -371,14 +373,14 @@ class OfflineJudge(Judge):
                 return sentence_id, "negation", "the claim flips the negation of the evidence", spans
         return None
 
-    def _recounted(self, tokens: list[Token], answer_text: str, evidence: list[int], index,
+    @staticmethod
+    def _recounted(mine: list, theirs: dict[int, list], evidence: list[int], index,
                    sentence_id: int) -> Optional[tuple[Token, Token]]:
         """The claim's figure and the sentence's other figure for what both count ('Four alleged attackers' /
-        'Three of the alleged attackers'), where no evidence sentence counts it with the claim's."""
-        mine = counted(tokens, answer_text) if self.config.check_numbers else []
-        if not mine:
-            return None
-        theirs = {i: counted(index.tokens[i], index.sentences[i].text) for i in evidence}
+        'Three of the alleged attackers'), where no evidence sentence counts it with the claim's. `theirs` keeps the
+        evidence sentences' counted figures for the claim's other sentences: filled on the first call."""
+        if not theirs:
+            theirs.update((i, counted(index.tokens[i], index.sentences[i].text)) for i in evidence)
         return recount(mine, list(theirs.values()), theirs[sentence_id])
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
