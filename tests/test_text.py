@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rt4chart.text.lexicon import tokenize
+from rt4chart.text.lexicon import starts_sentence, tokenize
 from rt4chart.text.measures import durations, measures, quantities, restated, shares
 from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.text.segment import make_windows, split_sentences
@@ -224,3 +224,16 @@ def test_a_number_after_a_pointer_points_and_the_rest_count(text, pointers, coun
     numbers = [t for t in tokenize(text) if t.number is not None]
     assert [t.text for t in numbers if t.reference] == pointers
     assert [t.text for t in numbers if t.is_content] == counts
+
+
+@pytest.mark.parametrize("text, word, opens", [
+    ("Rain fell. Then it stopped.", "Then", True),
+    ("Rain fell\nThen it stopped.", "Then", True),           # a line opens
+    ("- Then it stopped.", "Then", True),                     # a list item
+    ("\u2022 Then it stopped.", "Then", True),                # a bullet
+    ("# Then it stopped", "Then", True),                      # a heading
+    ("Share it with #FindYourPark today.", "FindYourPark", False),  # a hashtag's word
+    ("He said Then it stopped.", "Then", False),
+])
+def test_a_word_opens_a_sentence_only_where_a_reader_would_start_one(text, word, opens):
+    assert starts_sentence(text, text.index(word)) is opens

@@ -60,4 +60,6 @@ __version__ = "0.1.0"
 #     a negated stopping verb before an -ing verb ('hasn't stopped ringing') says the thing goes on: no negation.
 # 43: a slot holds a thing of one kind: a month for a month, a weekday for a weekday, a country (or its people) for a
 #     country; a figure for a figure counting the same unit ('145°F' is no '1 hour'); 'twice' for no figure.
-METHOD_REVISION = 43
+# 44: one rule decides where a sentence opens (the word check's capitals used their own): a word after a line break
+#     or a bullet opens one, a hashtag's word ('#FindYourPark') opens none.
+METHOD_REVISION = 44

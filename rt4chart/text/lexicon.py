@@ -510,15 +510,16 @@ def _build_antonyms() -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in pairs.items()}
 
 
-_SENTENCE_OPENERS = frozenset(".!?:;\"'\u201c\u2018*#-\u2013\u2014([\n")
+_SENTENCE_OPENERS = frozenset(".!?:;\"'\u201c\u2018*#-\u2013\u2014\u2022([\n")
 
 
 def starts_sentence(text: str, start: int) -> bool:
-    """True when the word at `start` of `text` opens a sentence, a line, a quote or a list item."""
+    """True when the word at `start` of `text` opens a sentence, a line, a quote, a heading or a list item (a
+    hashtag's word, '#' right before it, opens nothing)."""
     i = start - 1
     while i >= 0 and text[i] in " \t":
         i -= 1
-    return i < 0 or text[i] in _SENTENCE_OPENERS
+    return i < 0 or (text[i] in _SENTENCE_OPENERS and not (text[i] == "#" and i == start - 1))
 
 
 _HEADLINE_MINOR = frozenset("a an the and but or nor for so yet of in on at to by as up off per via vs".split())

@@ -39,6 +39,7 @@ from rt4chart.text.lexicon import (
     negation_count,
     number_key,
     other_ordinal,
+    starts_sentence,
     tokenize,
 )
 from rt4chart.text.measures import Measure, measures, restated
@@ -133,23 +134,28 @@ class OfflineJudge(Judge):
         return judgement
 
     def _verdict(self, claim: Claim, audit: AuditInput, sentence_ids: Iterable[int]) -> tuple[Judgement, float]:
+        """The word check's judgement, then the whole-context checks in order: the first that changes it
+        decides (a baseless claim may find its slot filled; an entailed one may meet a changed name or a
+        citation of the wrong passage)."""
         judgement, margin = self._lexical(claim, audit, sentence_ids)
         ids = list(sentence_ids)
         if len(ids) != len(audit.index) or claim.about_context:  # what follows needs the whole context
             return judgement, margin
-        checked = None
-        if judgement.verdict is Verdict.BASELESS and self.config.search_slots:
-            checked, rule = slot_upgrade(claim, audit, ids, judgement, margin), "slot"
-        elif judgement.verdict is Verdict.ENTAILED and self.config.check_names:
-            checked, rule = name_swap_check(claim, audit, judgement, margin), "name"
-        if (checked is None or checked[0] is judgement) and judgement.verdict is Verdict.ENTAILED \
-                and self.config.check_citations:
-            checked, rule = citation_check(claim, audit, judgement, margin), "citation"
-        if checked is None or checked[0] is judgement:
-            return judgement, margin
-        upgraded, margin = checked
-        upgraded.rule, upgraded.signals = rule, dict(judgement.signals)  # the word counts still describe the claim
-        return upgraded, margin
+        checks = (
+            ("slot", Verdict.BASELESS, self.config.search_slots,
+             lambda: slot_upgrade(claim, audit, ids, judgement, margin)),
+            ("name", Verdict.ENTAILED, self.config.check_names, lambda: name_swap_check(claim, audit, judgement, margin)),
+            ("citation", Verdict.ENTAILED, self.config.check_citations,
+             lambda: citation_check(claim, audit, judgement, margin)),
+        )
+        for rule, applies_to, enabled, check in checks:
+            if not enabled or judgement.verdict is not applies_to:
+                continue
+            upgraded, upgraded_margin = check()
+            if upgraded is not judgement:
+                upgraded.rule, upgraded.signals = rule, dict(judgement.signals)  # the word counts still describe it
+                return upgraded, upgraded_margin
+        return judgement, margin
 
     # Long on purpose: the lexical rules in the order they decide (contradiction, missing content, scattered
     # support, entailment), each returning its margin; split, the order that makes them exact would be hidden.
@@ -520,11 +526,9 @@ def _not_mentioned(listed: list[Token], scope: EvidencePool) -> str:
 
 
 def _sentence_initial(t: Token, claim: Claim, answer: str) -> bool:
-    """True when a capital letter is explained by the position: the first word of a sentence or clause."""
-    i = t.start
-    while i > 0 and answer[i - 1].isspace():  # the character before the word (linear in the gap, not the answer)
-        i -= 1
-    return i == 0 or answer[i - 1] in ".!?:;\"'(\n-\u2022*" or t.start == claim.spans[0].start
+    """True when a capital letter is explained by the position: the first word of the claim, or of a sentence, line,
+    quote or list item of the answer."""
+    return t.start == claim.spans[0].start or starts_sentence(answer, t.start)
 
 
 def _phrase_spans(unsupported: list[Token], tokens: list[Token], claim: Claim, gap: int) -> list[Span]:
