@@ -367,6 +367,28 @@ def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradict
     assert kinds.claims[0].verdict is not Verdict.CONTRADICTED
 
 
+def test_a_date_told_from_another_point_of_time_is_contradicted():
+    """'300 years ago' and '300 years BC' share the figure and the words around it, so the figure check found it; they
+    lie two thousand years apart. The same date in other words ('before Christ' for 'BC') is supported, and a claim
+    the context also dates as it does is no contradiction."""
+    context = ("The first known reference of the Gemini constellation was in Aristotle's Meteorologica, over 300 "
+               "years BC. The name is Latin for twins.")
+    report = audit(context, "The first known reference to the Gemini constellation was in Aristotle's Meteorologica, "
+                            "around 300 years ago.")
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED
+    assert claim.rationale == "the context says '300 years BC' where the claim says '300 years ago'"
+    assert [report.answer[s.start:s.end] for s in claim.hallucinated_spans] == ["300 years ago"]
+    spoken = audit(context, "Aristotle's Meteorologica first referred to the Gemini constellation over 300 years "
+                            "before Christ.")
+    assert spoken.claims[0].verdict is Verdict.ENTAILED
+    both = audit(context + " That was about 2,300 years ago, and the Meteorologica was written 300 years ago in "
+                           "the reckoning of some.", "The Meteorologica was written 300 years ago.")
+    assert both.claims[0].verdict is not Verdict.CONTRADICTED
+    advert = audit("The ad 30 seconds long aired in May.", "The ad ran 30 years ago.")
+    assert "where the claim says" not in advert.claims[0].rationale
+
+
 def test_a_name_the_context_writes_with_one_word_changed_is_contradicted():
     """Every word of 'University of California Anschutz Medical Campus' is in the context ('California' in another
     sentence), so the word check found all of it; the name is not, and its one changed word is marked. Another

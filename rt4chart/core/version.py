@@ -62,4 +62,6 @@ __version__ = "0.1.0"
 #     country; a figure for a figure counting the same unit ('145°F' is no '1 hour'); 'twice' for no figure.
 # 44: one rule decides where a sentence opens (the word check's capitals used their own): a word after a line break
 #     or a bullet opens one, a hashtag's word ('#FindYourPark') opens none.
-METHOD_REVISION = 44
+# 45: a date told from another point of time is contradicted ('300 years ago' beside '300 years BC'); 'before
+#     Christ' is 'BC'.
+METHOD_REVISION = 45

@@ -417,8 +417,9 @@ US_STATE_CODES = {  # postal codes: 'Cambridge, MA' where the context writes 'Ma
     "VA": "virginia", "WA": "washington", "WV": "west virginia", "WI": "wisconsin", "WY": "wyoming",
     "DC": "district of columbia"}
 
-SHORT_FORMS = {"tv": "televis", "tvs": "televis"}  # a short form -> the stem of what it stands for, and back
-LONG_FORMS = {"televis": frozenset({"tv", "tvs"})}
+SHORT_FORMS = {"tv": "televis", "tvs": "televis",  # a short form -> the stem of what it stands for, and back
+               "bc": "christ", "bce": "christ"}  # '300 BC' where the evidence says 'before Christ'
+LONG_FORMS = {"televis": frozenset({"tv", "tvs"}), "christ": frozenset({"bc", "bce"})}
 
 _COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn US flag' / 'a worn American flag'
     "us usa america american americans", "uk britain british britons", "china chinese", "france french",

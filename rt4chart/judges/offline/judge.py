@@ -22,6 +22,7 @@ from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
 from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
 from rt4chart.judges.offline.counts import counted, recount
+from rt4chart.judges.offline.eras import eras, other_era
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.name_swaps import name_swap_check
 from rt4chart.judges.offline.slots import antecedent_stems
@@ -338,7 +339,9 @@ class OfflineJudge(Judge):
         heard = {i: index.stems[i] | antecedent_stems(index, i) for i in evidence}  # 'She was born…' has her name
         cover = {i: len(claim_stems & heard[i]) / len(claim_stems) for i in evidence}
         counts = counted(tokens, answer_text) if self.config.check_numbers else []  # 'Four alleged attackers'
+        dated = eras(tokens, answer_text) if self.config.check_numbers else []  # '300 years ago'
         their_counts: dict[int, list] = {}  # each evidence sentence's, read once when a sentence first needs them
+        their_eras: dict[int, list] = {}
         for sentence_id in evidence:
             stems = heard[sentence_id]
             swapped = {t.stem for t in content if self._antonyms.get(t.stem, frozenset()) & stems}
@@ -364,11 +367,17 @@ class OfflineJudge(Judge):
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])
-            recounted = self._recounted(counts, their_counts, evidence, index, sentence_id) if counts else None
+            recounted = (_against_evidence(counted, recount, counts, their_counts, evidence, index, sentence_id)
+                         if counts else None)
             if recounted is not None:
                 figure, other = recounted
                 return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
                         f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])  # the words counted agree
+            redated = (_against_evidence(eras, other_era, dated, their_eras, evidence, index, sentence_id)
+                       if dated else None)
+            if redated is not None:
+                figure, end, reason = redated
+                return sentence_id, "figure", reason, [Span(start=figure.start, end=end)]
             if (self.config.check_negation and len(claim_stems) >= self.config.min_negation_words and overlap >= closer
                     and self._negation_flipped(claim_clauses, conditional_negations(tokens, answer_text), index,
                                                sentence_id)):
@@ -378,16 +387,6 @@ class OfflineJudge(Judge):
                          or [Span(start=tokens[0].start, end=tokens[-1].end)])
                 return sentence_id, "negation", "the claim flips the negation of the evidence", spans
         return None
-
-    @staticmethod
-    def _recounted(mine: list, theirs: dict[int, list], evidence: list[int], index,
-                   sentence_id: int) -> Optional[tuple[Token, Token]]:
-        """The claim's figure and the sentence's other figure for what both count ('Four alleged attackers' /
-        'Three of the alleged attackers'), where no evidence sentence counts it with the claim's. `theirs` keeps the
-        evidence sentences' counted figures for the claim's other sentences: filled on the first call."""
-        if not theirs:
-            theirs.update((i, counted(index.tokens[i], index.sentences[i].text)) for i in evidence)
-        return recount(mine, list(theirs.values()), theirs[sentence_id])
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
                  sentence: list[Token]) -> Optional[Token]:
@@ -423,6 +422,16 @@ class OfflineJudge(Judge):
         sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
         return (negation_count(_up_to_shared(ours, common), claim_unasserted) % 2
                 != negation_count(_up_to_shared(theirs, common), sentence) % 2)
+
+
+def _against_evidence(read, compare, mine: list, theirs: dict[int, list], evidence: list[int], index,
+                      sentence_id: int):
+    """`compare(mine, every evidence sentence's readings, this sentence's)`: the claim's figures read by `read`
+    ('Four alleged attackers', '300 years ago') against the sentence's, where no evidence sentence reads as the claim.
+    `theirs` keeps the evidence sentences' readings for the claim's other sentences: filled on the first call."""
+    if not theirs:
+        theirs.update((i, read(index.tokens[i], index.sentences[i].text)) for i in evidence)
+    return compare(mine, list(theirs.values()), theirs[sentence_id])
 
 
 def _up_to_shared(clause: list[Token], shared: set[str]) -> list[Token]:
