@@ -367,6 +367,13 @@ def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradict
     assert kinds.claims[0].verdict is not Verdict.CONTRADICTED
 
 
+def test_a_figure_in_words_supports_the_same_figure_in_digits_and_contradicts_another():
+    context = "The virus has spread to more than two dozen other countries. Two hundred people were tested."
+    assert audit(context, "The virus has spread to over 24 other countries.").claims[0].verdict is Verdict.ENTAILED
+    assert audit(context, "200 people were tested.").claims[0].verdict is Verdict.ENTAILED
+    assert audit(context, "300 people were tested.").claims[0].verdict is Verdict.CONTRADICTED
+
+
 def test_a_date_told_from_another_point_of_time_is_contradicted():
     """'300 years ago' and '300 years BC' share the figure and the words around it, so the figure check found it; they
     lie two thousand years apart. The same date in other words ('before Christ' for 'BC') is supported, and a claim

@@ -237,3 +237,19 @@ def test_a_number_after_a_pointer_points_and_the_rest_count(text, pointers, coun
 ])
 def test_a_word_opens_a_sentence_only_where_a_reader_would_start_one(text, word, opens):
     assert starts_sentence(text, text.index(word)) is opens
+
+
+@pytest.mark.parametrize("text, figure, value", [
+    ("Two hundred people were tested.", "Two hundred", 200),
+    ("more than two dozen other countries", "two dozen", 24),
+    ("She bought half a dozen eggs.", "half a dozen", 6),
+    ("five hundred thousand fans", "five hundred thousand", 500_000),
+])
+def test_a_figure_counted_in_hundreds_or_dozens_is_one_number(text, figure, value):
+    numbers = [(t.text, t.number) for t in tokenize(text) if t.number is not None]
+    assert numbers == [(figure, value)]
+
+
+@pytest.mark.parametrize("text", ["a hundred years", "passage 2, hundred", "in 2015 hundred"])
+def test_a_hundred_alone_or_after_a_pointer_or_a_year_counts_nothing_more(text):
+    assert [t.number for t in tokenize(text) if t.number is not None][-1] == 100

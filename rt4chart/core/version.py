@@ -64,4 +64,5 @@ __version__ = "0.1.0"
 #     or a bullet opens one, a hashtag's word ('#FindYourPark') opens none.
 # 45: a date told from another point of time is contradicted ('300 years ago' beside '300 years BC'); 'before
 #     Christ' is 'BC'.
-METHOD_REVISION = 45
+# 46: a figure counted in hundreds or dozens is one number ('two hundred' is 200, 'two dozen' 24, 'half a dozen' 6).
+METHOD_REVISION = 46

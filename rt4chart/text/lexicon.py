@@ -238,10 +238,36 @@ def _tokenize(text: str) -> list[Token]:
             tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
                                 previous * _MULTIPLIERS[lower], False))
             continue
+        counted = _counted_in(tokens, lower, text, match.start())
+        if counted is not None:  # 'two hundred', 'two dozen', 'half a dozen': one figure, as '200', '24', '6'
+            first, value = counted
+            head = tokens[first]
+            joined = text[head.start:match.end()]
+            del tokens[first:]
+            tokens.append(Token(joined, head.start, match.end(), joined.lower(), head.stem, value, False))
+            continue
         reference = number is not None and _follows_reference(tokens)
         tokens.append(Token(surface, match.start(), match.end(), lower, stem(lower), number,
                             surface[:1].isupper(), reference))
     return tokens
+
+
+_COUNTING_UNITS = {"hundred": 100, "dozen": 12}
+
+
+def _counted_in(tokens: list[Token], lower: str, text: str, start: int) -> Optional[tuple[int, float]]:
+    """(where the figure starts among `tokens`, its value) when the word at `start` counts the words before it by
+    hundreds or dozens ('two hundred', 'two dozen', 'half a dozen'), nothing but spaces between; else None."""
+    if lower not in _COUNTING_UNITS or not tokens:
+        return None
+    last = tokens[-1]
+    if last.number is not None and 1 <= last.number < 100 and last.number == int(last.number) \
+            and not text[last.end:start].strip() and not last.reference:
+        return len(tokens) - 1, last.number * _COUNTING_UNITS[lower]
+    if (len(tokens) >= 2 and last.lower == "a" and tokens[-2].lower == "half" and lower == "dozen"
+            and not text[tokens[-2].end:start].replace("a", "", 1).strip()):
+        return len(tokens) - 2, 6.0
+    return None
 
 
 def _follows_reference(tokens: list[Token]) -> bool:
