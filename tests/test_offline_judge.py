@@ -486,6 +486,15 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     # of two claim clauses as wholly in the evidence clause, the one that shares more words is compared
     ("In contrast, the organs of the Endocrine System are not physically connected as they are discrete in nature.",
      "The organs of the endocrine system are discrete and not physically connected."),
+    # faithbench: a negation that 'unthinkable' doubles back asserts the thing
+    ("Rory McIlroy believes it is unthinkable that he will not win the Masters to complete the career grand slam.",
+     "Rory McIlroy believes he will win the Masters to complete the career grand slam."),
+    # ragtruth: "can't help but think" thinks
+    ("If not for the video, I can't help but think that this story would be shuttered behind an investigation.",
+     "I think that this story would be shuttered behind an investigation."),
+    ("If not for the video taken by a bystander, I can't help but think that this story would be shuttered behind "
+     "the wall of an active investigation.", "Without the video taken by a bystander, this story would be shuttered "
+                                             "behind the wall of an active investigation."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is
@@ -494,7 +503,11 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
     assert claim.verdict is Verdict.ENTAILED, claim.rationale
     for context, answer in [("Tolls are not charged for cyclists or pedestrians.", "Cyclists and pedestrians are charged tolls."),
                             ("No injuries were reported after the storm hit the town.",
-                             "Injuries were reported after the storm hit the town.")]:
+                             "Injuries were reported after the storm hit the town."),
+                            ("Rory McIlroy believes it is unthinkable that he will not win the Masters.",
+                             "Rory McIlroy believes he will not win the Masters."),
+                            ("The new medicine does not help patients with the rare illness.",
+                             "The new medicine helps patients with the rare illness.")]:
         assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"
 
 

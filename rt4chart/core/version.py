@@ -65,4 +65,6 @@ __version__ = "0.1.0"
 # 45: a date told from another point of time is contradicted ('300 years ago' beside '300 years BC'); 'before
 #     Christ' is 'BC'.
 # 46: a figure counted in hundreds or dozens is one number ('two hundred' is 200, 'two dozen' 24, 'half a dozen' 6).
-METHOD_REVISION = 46
+# 47: negation idioms: 'unthinkable that he will not win' asserts he will, "can't help but think" thinks, 'if not
+#     for the video' is 'without the video' (a negation of its own, not one under a condition).
+METHOD_REVISION = 47

@@ -315,19 +315,33 @@ def _stops_going_on(tokens: list[Token], i: int) -> bool:
             and len(tokens[i + 2].lower) > 4)
 
 
+_UNTHINKABLE = frozenset("unthinkable inconceivable unimaginable impossible".split())
+
+
+def _cannot_help_but(tokens: list[Token], i: int) -> bool:
+    """"can't help but think", "couldn't help but laugh": the thing is done, not left undone."""
+    return i + 2 < len(tokens) and tokens[i + 1].lower == "help" and tokens[i + 2].lower == "but"
+
+
 def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()) -> int:
     """Negation words, 'fail'/'refuse' verbs and 'refusal', but not idioms such as 'not only', 'not the only', 'no wonder',
-    'no fewer than' or 'no 74' (number), nor those at the offsets in `unasserted` (`conditional_negations`)."""
+    'no fewer than', "can't help but" or 'no 74' (number), nor a negation that 'unthinkable' or 'impossible' before it
+    doubles back ('impossible that he did not know'), nor those at the offsets in `unasserted`
+    (`conditional_negations`)."""
     count = 0
+    unthinkable = False  # 'unthinkable that he will not win': the negation after it is its double, he will win
     for i, t in enumerate(tokens):
+        unthinkable = unthinkable or t.lower in _UNTHINKABLE
         if t.start in unasserted:
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else None
         if after is not None and after.lower in ("the", "a") and i + 2 < len(tokens):
             after = tokens[i + 2]  # 'not the only one'
-        if t.is_negation:
+        if t.is_negation and unthinkable:
+            unthinkable = False
+        elif t.is_negation:
             count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None
-                                                 or _stops_going_on(tokens, i)))
+                                                 or _stops_going_on(tokens, i) or _cannot_help_but(tokens, i)))
         elif t.lower in _NEGATING_WORDS:
             count += 1
     return count
@@ -339,17 +353,23 @@ _CONDITIONS = frozenset("if unless until whether when whenever".split())
 def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
     """Offsets of the negations that a condition before them governs, in the same stretch of `text` (no comma,
     semicolon or end mark between): 'If soap can't get them clean, use soda' and 'grill until no longer pink'
-    say nothing is not so."""
+    say nothing is not so ('if not for the video' says 'without the video': its 'not' is not one of them)."""
     out: set[int] = set()
     condition = None
-    for t in tokens:
+    for i, t in enumerate(tokens):
         if condition is not None and any(ch in ",;.!?" for ch in text[condition:t.start]):
             condition = None
         if t.lower in _CONDITIONS:
             condition = t.end
-        elif condition is not None and (t.is_negation or t.lower in _NEGATING_WORDS):
+        elif condition is not None and (t.is_negation or t.lower in _NEGATING_WORDS) and not _if_not_for(tokens, i):
             out.add(t.start)
     return frozenset(out)
+
+
+def _if_not_for(tokens: list[Token], i: int) -> bool:
+    """'If not for the video': 'without the video', a negation of its own, not one under a condition."""
+    return (0 < i < len(tokens) - 1 and tokens[i - 1].lower == "if" and tokens[i].lower == "not"
+            and tokens[i + 1].lower == "for")
 
 
 _CLAUSE_WORDS = frozenset("but while although though whereas however yet and which who".split())
