@@ -67,4 +67,6 @@ __version__ = "0.1.0"
 # 46: a figure counted in hundreds or dozens is one number ('two hundred' is 200, 'two dozen' 24, 'half a dozen' 6).
 # 47: negation idioms: 'unthinkable that he will not win' asserts he will, "can't help but think" thinks, 'if not
 #     for the video' is 'without the video' (a negation of its own, not one under a condition).
-METHOD_REVISION = 47
+# 48: the state or country right after a place the context names ('Eugene, Oregon', 'Manchester, UK') is no unknown
+#     name.
+METHOD_REVISION = 48

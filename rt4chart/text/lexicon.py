@@ -511,6 +511,19 @@ _MONTHS = frozenset("january february march april may june july august september
 _WEEKDAYS = frozenset(_WEEKDAY_ABBREVIATIONS.values())
 
 
+_REGIONS = (frozenset(name for name in US_STATE_CODES.values() if " " not in name)
+            | frozenset(group.split()[0] for group in _COUNTRY_WORDS) | frozenset(("england", "scotland", "wales")))
+
+
+def locates_place(tokens: list[Token], i: int, text: str) -> bool:
+    """Token i names the state or country of the place named right before it ('Eugene, Oregon', 'Tulsa, Oklahoma',
+    'Leeds, England'): a capitalised region name after a capitalised word and a comma. `text`: what the offsets
+    point into."""
+    t = tokens[i]
+    return (i > 0 and t.capitalized and t.lower in _REGIONS and tokens[i - 1].capitalized
+            and text[tokens[i - 1].end:t.start].strip() == ",")
+
+
 def name_kind(t: Token) -> str:
     """What a capitalised word names where the word itself tells: 'month', 'weekday', 'country' (a country or its
     people: 'Greece', 'American'); '' for any other name."""

@@ -37,6 +37,7 @@ from rt4chart.text.lexicon import (
     clauses,
     conditional_negations,
     is_acronym,
+    locates_place,
     negation_count,
     number_key,
     other_ordinal,
@@ -186,6 +187,7 @@ class OfflineJudge(Judge):
                              unsupported=spans, rule=rule, signals={"content_words": float(len(content))}), 2.0
 
         acronym_ok = _acronym_supported(tokens, index)
+        position = {id(t): i for i, t in enumerate(tokens)}
         unsupported: list[Token] = []
         hard_missing: list[Token] = []
         weight_total = weight_missing = 0.0
@@ -199,7 +201,8 @@ class OfflineJudge(Judge):
             if t.number is not None and not index.states_figure(t) and not self._soft(t):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
-                  and t.lower not in index.all_lowers and t.stem not in index.vocabulary):
+                  and t.lower not in index.all_lowers and t.stem not in index.vocabulary
+                  and not locates_place(tokens, position[id(t)], audit.answer)):  # 'Eugene, Oregon'
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
         idf = [index.idf.get(t.stem, index.default_idf) for t in content]
