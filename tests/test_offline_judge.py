@@ -367,15 +367,19 @@ def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradict
     assert kinds.claims[0].verdict is not Verdict.CONTRADICTED
 
 
-def test_the_state_or_country_after_a_place_the_context_names_is_no_unknown_name():
-    """'Eugene, Oregon' where the context says 'Eugene' adds where Eugene lies (faithbench's annotators mark it benign);
-    a region named on its own, or after a place the context does not name, is still a name the context lacks."""
+def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
+    """'Eugene, Oregon' where the context says 'Eugene' adds where Eugene lies (faithbench's annotators mark it benign),
+    'Tulsa County' what kind of place Tulsa names; a region named on its own is still a name the context lacks."""
     context = "The IAAF council awarded Eugene the rights to host the 2021 World Championships on Thursday."
     located = audit(context, "The IAAF council awarded Eugene, Oregon the rights to host the 2021 World Championships.")
     assert located.claims[0].verdict is Verdict.ENTAILED, located.claims[0].rationale
     alone = audit(context, "The IAAF council awarded Oregon the rights to host the 2021 World Championships.")
     assert alone.claims[0].verdict is not Verdict.ENTAILED
     assert [alone.answer[h.start:h.end] for h in alone.claims[0].hallucinated_spans] == ["Oregon"]
+    county = audit("Two deputies involved in the fatal attempt to arrest Eric Harris in Tulsa, Oklahoma, have been "
+                   "reassigned.", "Two Tulsa County deputies involved in the fatal attempt to arrest Eric Harris have "
+                                  "been reassigned.")
+    assert county.claims[0].verdict is Verdict.ENTAILED, county.claims[0].rationale
 
 
 def test_a_figure_in_words_supports_the_same_figure_in_digits_and_contradicts_another():

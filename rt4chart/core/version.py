@@ -69,4 +69,5 @@ __version__ = "0.1.0"
 #     for the video' is 'without the video' (a negation of its own, not one under a condition).
 # 48: the state or country right after a place the context names ('Eugene, Oregon', 'Manchester, UK') is no unknown
 #     name.
-METHOD_REVISION = 48
+# 49: nor a word that says what kind of thing the name before it is ('Tulsa County', 'Masters Tournament').
+METHOD_REVISION = 49

@@ -602,4 +602,10 @@ def in_title_case(tokens: list[Token]) -> bool:
 NAME_DESIGNATORS = frozenset(
     "county city state province district region island islands river lake bay valley mountain mountains street avenue"
     " road airport station university college school hospital department police church park stadium center centre"
-    " hall bridge court".split())
+    " hall bridge court tournament".split())
+
+
+def designates(tokens: list[Token], i: int) -> bool:
+    """Token i only says what kind of thing the name before it is ('County' of 'Tulsa County', 'Tournament' of
+    'Masters Tournament')."""
+    return tokens[i].lower in NAME_DESIGNATORS and i > 0 and tokens[i - 1].capitalized

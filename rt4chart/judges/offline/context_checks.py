@@ -8,7 +8,7 @@ from rt4chart.core.types import Claim, Span, Verdict
 from rt4chart.judges.base import AuditInput, Judgement
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
-from rt4chart.text.lexicon import NAME_DESIGNATORS, Token, in_title_case, stem
+from rt4chart.text.lexicon import Token, designates, in_title_case, stem
 from rt4chart.text.passages import META_WORDS, cited_passages, passage_numbers
 
 
@@ -66,8 +66,7 @@ def _names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_
     if titled or word.start < label_end:
         return True
     at = next(i for i, t in enumerate(tokens) if t is word)
-    if word.lower in NAME_DESIGNATORS and at > 0 and tokens[at - 1].capitalized \
-            and tokens[at - 1].stem in index.vocabulary:
+    if designates(tokens, at) and tokens[at - 1].stem in index.vocabulary:
         return True
     parts = [part for part in word.text.split("-") if part]
     return len(parts) > 1 and all(part.isupper() or stem(part.lower()) in index.vocabulary for part in parts)

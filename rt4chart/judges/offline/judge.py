@@ -36,6 +36,7 @@ from rt4chart.text.lexicon import (
     capitalized_runs,
     clauses,
     conditional_negations,
+    designates,
     is_acronym,
     locates_place,
     negation_count,
@@ -202,7 +203,8 @@ class OfflineJudge(Judge):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary
-                  and not locates_place(tokens, position[id(t)], audit.answer)):  # 'Eugene, Oregon'
+                  and not locates_place(tokens, position[id(t)], audit.answer)  # 'Eugene, Oregon'
+                  and not designates(tokens, position[id(t)])):  # 'Tulsa County'
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
         idf = [index.idf.get(t.stem, index.default_idf) for t in content]
