@@ -380,6 +380,25 @@ def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
                    "reassigned.", "Two Tulsa County deputies involved in the fatal attempt to arrest Eric Harris have "
                                   "been reassigned.")
     assert county.claims[0].verdict is Verdict.ENTAILED, county.claims[0].rationale
+    labelled = audit("The ADA covers all employers with fifteen or more employees.",
+                     "Scope of Coverage: the ADA covers all employers with fifteen or more employees.")
+    assert labelled.claims[0].verdict is Verdict.ENTAILED, labelled.claims[0].rationale
+    compound = audit("Weinstein was killed in a joint operation of the US and Pakistan in January.",
+                     "Weinstein was killed in a joint US-Pakistan operation in January.")
+    assert compound.claims[0].verdict is Verdict.ENTAILED, compound.claims[0].rationale
+
+
+def test_a_region_the_context_gives_the_place_another_is_still_checked():
+    """Where the context names a state, one the claim adds after a place is not taken as mere location: 'Eugene, Texas'
+    beside 'Eugene, Oregon' is contradicted, and beside 'Eugene lies in Oregon' it is a name the context lacks."""
+    claim = "The IAAF council awarded Eugene, Texas the rights to host the 2021 World Championships."
+    swapped = audit("The IAAF council awarded Eugene, Oregon the rights to host the 2021 World Championships.", claim)
+    assert swapped.claims[0].verdict is Verdict.CONTRADICTED
+    assert swapped.claims[0].rationale == "the context says 'Oregon' where the claim says 'Texas'"
+    elsewhere = audit("The IAAF council awarded Eugene the rights to host the 2021 World Championships. Eugene lies "
+                      "in Oregon.", claim)
+    assert elsewhere.claims[0].verdict is Verdict.BASELESS
+    assert elsewhere.claims[0].rationale == "the context does not mention 'Texas'"
 
 
 def test_a_figure_in_words_supports_the_same_figure_in_digits_and_contradicts_another():

@@ -70,4 +70,6 @@ __version__ = "0.1.0"
 # 48: the state or country right after a place the context names ('Eugene, Oregon', 'Manchester, UK') is no unknown
 #     name.
 # 49: nor a word that says what kind of thing the name before it is ('Tulsa County', 'Masters Tournament').
-METHOD_REVISION = 49
+# 50: a capital that names nothing is no unknown name either (a label's words, a compound of the context's names:
+#     the slot check's own rule); a region after a place only where the context names no region of its kind.
+METHOD_REVISION = 50

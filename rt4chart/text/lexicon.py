@@ -511,17 +511,27 @@ _MONTHS = frozenset("january february march april may june july august september
 _WEEKDAYS = frozenset(_WEEKDAY_ABBREVIATIONS.values())
 
 
-_REGIONS = (frozenset(name for name in US_STATE_CODES.values() if " " not in name)
-            | frozenset(group.split()[0] for group in _COUNTRY_WORDS) | frozenset(("england", "scotland", "wales")))
+_REGIONS = {  # a region a place lies in, by kind: the single-word US states, the countries (and the UK's nations)
+    "state": frozenset(name for name in US_STATE_CODES.values() if " " not in name),
+    "country": frozenset(group.split()[0] for group in _COUNTRY_WORDS) | frozenset(("england", "scotland", "wales")),
+}
 
 
-def locates_place(tokens: list[Token], i: int, text: str) -> bool:
-    """Token i names the state or country of the place named right before it ('Eugene, Oregon', 'Tulsa, Oklahoma',
-    'Leeds, England'): a capitalised region name after a capitalised word and a comma. `text`: what the offsets
-    point into."""
+def locates_place(tokens: list[Token], i: int, text: str) -> str:
+    """The kind of region ('state', 'country') token i names when it only says where the place named right before
+    it lies ('Eugene, Oregon', 'Santa Clara County, CA', 'Leeds, England'): a region after a capitalised word and a
+    comma; '' otherwise. `text`: what the offsets point into."""
     t = tokens[i]
-    return (i > 0 and t.capitalized and t.lower in _REGIONS and tokens[i - 1].capitalized
-            and text[tokens[i - 1].end:t.start].strip() == ",")
+    if i == 0 or not t.capitalized or not tokens[i - 1].capitalized or text[tokens[i - 1].end:t.start].strip() != ",":
+        return ""
+    if t.text in US_STATE_CODES:
+        return "state"
+    return next((kind for kind, names in _REGIONS.items() if t.lower in names), "")
+
+
+def regions(kind: str) -> frozenset[str]:
+    """The names of the regions of a kind (`locates_place`), in lower case."""
+    return _REGIONS[kind]
 
 
 def name_kind(t: Token) -> str:

@@ -43,14 +43,14 @@ def _slot_words(tokens: list[Token], judgement: Judgement, audit: AuditInput) ->
     content = [t for t in tokens if t.is_content]
     missing = [t for t in content if any(a <= t.start < b for a, b in marked)
                and t.stem not in index.vocabulary and t.stem not in index.all_numbers]
-    titled, label_end = in_title_case(tokens), _label_end(tokens, audit.answer)
+    titled, label_end = in_title_case(tokens), label_end_of(tokens, audit.answer)
     slot = [t for t in missing if is_name_or_figure(t, audit.answer)
-            and (t.number is not None or not _names_nothing(t, tokens, index, titled, label_end))][:3]
+            and (t.number is not None or not names_nothing(t, tokens, index, titled, label_end))][:3]
     dropped = {id(t) for t in missing} - {id(t) for t in slot}  # identity, not equality: linear in the claim
     return [t for t in content if id(t) not in dropped], slot
 
 
-def _label_end(tokens: list[Token], answer: str) -> int:
+def label_end_of(tokens: list[Token], answer: str) -> int:
     """Where the label that opens a claim ends ('Scope of Coverage: ADA covers …'): a colon within its first six
     words; -1 when there is none."""
     for before, after in zip(tokens[:6], tokens[1:7]):
@@ -59,10 +59,11 @@ def _label_end(tokens: list[Token], answer: str) -> int:
     return -1
 
 
-def _names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_end: int) -> bool:
-    """A capital that names nothing in its place, so fills no slot: any in a headline ('… Recalls Products Amid …') or
-    in the label before the claim's colon ('Scope of Coverage:'); a designator after a name the context holds
-    ('County' of 'Tulsa County' beside 'Tulsa, Oklahoma'); a compound of names the context has ('US-Pakistan')."""
+def names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_end: int) -> bool:
+    """A capital that names nothing in its place, so fills no slot (nor is an unknown name, `titled` aside): any in a
+    headline ('… Recalls Products Amid …') or in the label before the claim's colon ('Scope of Coverage:'); a
+    designator after a name the context holds ('County' of 'Tulsa County' beside 'Tulsa, Oklahoma'); a compound of
+    names the context has ('US-Pakistan')."""
     if titled or word.start < label_end:
         return True
     at = next(i for i, t in enumerate(tokens) if t is word)

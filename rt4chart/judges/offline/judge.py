@@ -20,7 +20,13 @@ from typing import Iterable, Optional, Sequence
 from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Span, Verdict, Window
 from rt4chart.judges.base import AuditInput, Judge, Judgement
-from rt4chart.judges.offline.context_checks import about_context_check, citation_check, slot_upgrade
+from rt4chart.judges.offline.context_checks import (
+    about_context_check,
+    citation_check,
+    label_end_of,
+    names_nothing,
+    slot_upgrade,
+)
 from rt4chart.judges.offline.counts import counted, recount
 from rt4chart.judges.offline.eras import eras, other_era
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
@@ -36,12 +42,12 @@ from rt4chart.text.lexicon import (
     capitalized_runs,
     clauses,
     conditional_negations,
-    designates,
     is_acronym,
     locates_place,
     negation_count,
     number_key,
     other_ordinal,
+    regions,
     starts_sentence,
     tokenize,
 )
@@ -189,6 +195,7 @@ class OfflineJudge(Judge):
 
         acronym_ok = _acronym_supported(tokens, index)
         position = {id(t): i for i, t in enumerate(tokens)}
+        label_end = label_end_of(tokens, audit.answer)
         unsupported: list[Token] = []
         hard_missing: list[Token] = []
         weight_total = weight_missing = 0.0
@@ -203,8 +210,8 @@ class OfflineJudge(Judge):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary
-                  and not locates_place(tokens, position[id(t)], audit.answer)  # 'Eugene, Oregon'
-                  and not designates(tokens, position[id(t)])):  # 'Tulsa County'
+                  and not self._locates_held_place(tokens, position[id(t)], audit)  # 'Eugene, Oregon'
+                  and not names_nothing(t, tokens, index, False, label_end)):  # 'Tulsa County', 'Scope of Coverage:'
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
         idf = [index.idf.get(t.stem, index.default_idf) for t in content]
@@ -239,6 +246,14 @@ class OfflineJudge(Judge):
         return Judgement(Verdict.ENTAILED, supporting=_supplying(content, evidence, index, cfg.prefix_match), unsupported=spans,
                          rationale=f"{1 - ratio:.0%} of the claim's content is found in the evidence", rule="found",
                          signals=signals), min(margin, -1e-6)
+
+    @staticmethod
+    def _locates_held_place(tokens: list[Token], i: int, audit: AuditInput) -> bool:
+        """Token i says where the place before it lies ('Eugene, Oregon') and the context names no region of that
+        kind: it adds where a place lies, it contradicts nothing ('Eugene, Texas' beside 'Eugene, Oregon' is checked
+        as the unknown name it is)."""
+        kind = locates_place(tokens, i, audit.answer)
+        return bool(kind) and not (regions(kind) & audit.index.all_lowers)
 
     def holding_sentences(self, claim: Claim, found: Judgement, audit: AuditInput) -> list[int]:
         """The context sentences that say the claim in its own words, when the word check found it (`found`): the one
