@@ -386,6 +386,9 @@ def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     compound = audit("Weinstein was killed in a joint operation of the US and Pakistan in January.",
                      "Weinstein was killed in a joint US-Pakistan operation in January.")
     assert compound.claims[0].verdict is Verdict.ENTAILED, compound.claims[0].rationale
+    era = audit("The Council of Nicaea set the rule for the date of Easter in 325.",
+                "The Council of Nicaea set the rule for the date of Easter in 325 AD.")
+    assert era.claims[0].verdict is Verdict.ENTAILED, era.claims[0].rationale
 
 
 def test_a_region_the_context_gives_the_place_another_is_still_checked():

@@ -62,13 +62,16 @@ def label_end_of(tokens: list[Token], answer: str) -> int:
 def names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_end: int) -> bool:
     """A capital that names nothing in its place, so fills no slot (nor is an unknown name, `titled` aside): any in a
     headline ('… Recalls Products Amid …') or in the label before the claim's colon ('Scope of Coverage:'); a
-    designator after a name the context holds ('County' of 'Tulsa County' beside 'Tulsa, Oklahoma'); a compound of
-    names the context has ('US-Pakistan')."""
+    designator after a name the context holds ('County' of 'Tulsa County' beside 'Tulsa, Oklahoma'); the era of a year
+    ('325 AD'); a compound of names the context has ('US-Pakistan')."""
     if titled or word.start < label_end:
         return True
     at = next(i for i, t in enumerate(tokens) if t is word)
     if designates(tokens, at) and tokens[at - 1].stem in index.vocabulary:
         return True
+    if word.text.replace(".", "") in ("AD", "CE") and any(
+            0 <= j < len(tokens) and tokens[j].number is not None for j in (at - 1, at + 1)):
+        return True  # the era of a year ('325 AD'), which the context may leave unsaid
     parts = [part for part in word.text.split("-") if part]
     return len(parts) > 1 and all(part.isupper() or stem(part.lower()) in index.vocabulary for part in parts)
 
