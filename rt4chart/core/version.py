@@ -72,5 +72,5 @@ __version__ = "0.1.0"
 # 49: nor a word that says what kind of thing the name before it is ('Tulsa County', 'Masters Tournament').
 # 50: a capital that names nothing is no unknown name either (a label's words, a compound of the context's names:
 #     the slot check's own rule); a region after a place only where the context names no region of its kind.
-#     The era of a year ('325 AD') names nothing.
+#     The era of a year ('325 AD') names nothing; 'club', 'FC', 'Inc', 'Ltd' designate ('Chelsea FC').
 METHOD_REVISION = 50

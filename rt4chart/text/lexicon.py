@@ -612,7 +612,7 @@ def in_title_case(tokens: list[Token]) -> bool:
 NAME_DESIGNATORS = frozenset(
     "county city state province district region island islands river lake bay valley mountain mountains street avenue"
     " road airport station university college school hospital department police church park stadium center centre"
-    " hall bridge court tournament".split())
+    " hall bridge court tournament club fc inc ltd".split())
 
 
 def designates(tokens: list[Token], i: int) -> bool:
