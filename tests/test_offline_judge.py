@@ -373,6 +373,9 @@ def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     context = "The IAAF council awarded Eugene the rights to host the 2021 World Championships on Thursday."
     located = audit(context, "The IAAF council awarded Eugene, Oregon the rights to host the 2021 World Championships.")
     assert located.claims[0].verdict is Verdict.ENTAILED, located.claims[0].rationale
+    pronoun = audit("The council told us it awarded Manchester the 2030 games on Friday.",
+                    "The council awarded Manchester, England the 2030 games on Friday.")  # 'us' is no country here
+    assert pronoun.claims[0].verdict is Verdict.ENTAILED, pronoun.claims[0].rationale
     alone = audit(context, "The IAAF council awarded Oregon the rights to host the 2021 World Championships.")
     assert alone.claims[0].verdict is not Verdict.ENTAILED
     assert [alone.answer[h.start:h.end] for h in alone.claims[0].hallucinated_spans] == ["Oregon"]

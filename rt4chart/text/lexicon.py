@@ -265,7 +265,7 @@ def _counted_in(tokens: list[Token], lower: str, text: str, start: int) -> Optio
             and not text[last.end:start].strip() and not last.reference:
         return len(tokens) - 1, last.number * _COUNTING_UNITS[lower]
     if (len(tokens) >= 2 and last.lower == "a" and tokens[-2].lower == "half" and lower == "dozen"
-            and not text[tokens[-2].end:start].replace("a", "", 1).strip()):
+            and text[tokens[-2].end:start].split() == ["a"]):
         return len(tokens) - 2, 6.0
     return None
 
@@ -530,8 +530,9 @@ def locates_place(tokens: list[Token], i: int, text: str) -> str:
 
 
 def regions(kind: str) -> frozenset[str]:
-    """The names of the regions of a kind (`locates_place`), in lower case."""
-    return _REGIONS[kind]
+    """The names of the regions of a kind (`locates_place`) as a context's lower-case words tell them: 'us' is
+    left out, being the pronoun in most texts ('usa', 'america' stay)."""
+    return _REGIONS[kind] - {"us"}
 
 
 def name_kind(t: Token) -> str:
