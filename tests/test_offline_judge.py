@@ -275,6 +275,10 @@ def test_an_antonym_contradicts_only_in_the_same_slot():
     other_slot = audit("Side effects include low blood sugar, weight gain and rashes.",
                        "Side effects include low blood sugar and hair loss.")
     assert "opposite" not in other_slot.claims[0].rationale
+    # the sentence lacks the claim's figure: it speaks of other regions, not of the town 30 km east
+    other_thing = audit("Compared to the regions west of Kathmandu, the people of the town were relatively lucky.",
+                        "The people of the town, about 30 km east of Kathmandu, were relatively lucky.")
+    assert "opposite" not in other_thing.claims[0].rationale
 
 
 def test_a_slot_holds_a_name_for_a_name_and_a_word_for_a_word():

@@ -250,6 +250,6 @@ def test_a_figure_counted_in_hundreds_or_dozens_is_one_number(text, figure, valu
     assert numbers == [(figure, value)]
 
 
-@pytest.mark.parametrize("text", ["a hundred years", "passage 2, hundred", "in 2015 hundred"])
+@pytest.mark.parametrize("text", ["a hundred years", "see passage 2 hundred", "in 2015 hundred", "two, hundred"])
 def test_a_hundred_alone_or_after_a_pointer_or_a_year_counts_nothing_more(text):
     assert [t.number for t in tokenize(text) if t.number is not None][-1] == 100

@@ -73,4 +73,6 @@ __version__ = "0.1.0"
 # 50: a capital that names nothing is no unknown name either (a label's words, a compound of the context's names:
 #     the slot check's own rule); a region after a place only where the context names no region of its kind.
 #     The era of a year ('325 AD') names nothing; 'club', 'FC', 'Inc', 'Ltd' designate ('Chelsea FC').
-METHOD_REVISION = 50
+# 51: an antonym contradicts only in a sentence that holds the claim's figures ('30 km east of Kathmandu' is not
+#     contradicted by 'the regions west of Kathmandu').
+METHOD_REVISION = 51

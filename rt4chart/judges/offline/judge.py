@@ -410,7 +410,12 @@ class OfflineJudge(Judge):
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
                  sentence: list[Token]) -> Optional[Token]:
-        """A claim word whose opposite the sentence uses in the same slot, while the sentence lacks the word."""
+        """A claim word whose opposite the sentence uses in the same slot, while the sentence lacks the word. The
+        sentence must hold the claim's figures: 'about 30 km east of Kathmandu' is not about 'the regions west of
+        Kathmandu', nor 'increase the entrance to 3 inches' about 'reduce the entrance to 1 inch' (a later step)."""
+        figures = {number_key(t.number) for t in content if t.number is not None}
+        if figures - {number_key(u.number) for u in sentence if u.number is not None}:
+            return None
         for t in content:
             opposite = self._antonyms.get(t.stem)
             if (opposite and t.stem not in stems and opposite & stems and not opposite & claim_stems
