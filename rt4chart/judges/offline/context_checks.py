@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rt4chart.core.types import Claim, Span, Verdict
 from rt4chart.judges.base import AuditInput, Judgement
+from rt4chart.judges.offline.eras import common_era_beside_figure
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
 from rt4chart.text.lexicon import Token, designates, in_title_case, stem
@@ -69,9 +70,8 @@ def names_nothing(word: Token, tokens: list[Token], index, titled: bool, label_e
     at = next(i for i, t in enumerate(tokens) if t is word)
     if designates(tokens, at) and tokens[at - 1].stem in index.vocabulary:
         return True
-    if word.text.replace(".", "") in ("AD", "CE") and any(
-            0 <= j < len(tokens) and tokens[j].number is not None for j in (at - 1, at + 1)):
-        return True  # the era of a year ('325 AD'), which the context may leave unsaid
+    if common_era_beside_figure(tokens, at):
+        return True
     parts = [part for part in word.text.split("-") if part]
     return len(parts) > 1 and all(part.isupper() or stem(part.lower()) in index.vocabulary for part in parts)
 

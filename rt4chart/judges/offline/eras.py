@@ -54,6 +54,13 @@ def other_era(claim: list[Dated], evidence: list[list[Dated]], sentence: list[Da
     return None
 
 
+def common_era_beside_figure(tokens: list[Token], i: int) -> bool:
+    """Token i is 'AD' or 'CE' right beside a figure ('325 AD', 'AD 79'): the era a year is counted in, which a
+    context may leave unsaid."""
+    return _era_word(tokens[i], _AFTER) == "ad" and any(
+        0 <= j < len(tokens) and tokens[j].number is not None for j in (i - 1, i + 1))
+
+
 def _era_word(t: Token, table: dict[str, str]) -> Optional[str]:
     era = table.get(t.lower)
     return None if era is None or (t.lower in _WORDS_TOO and not t.text.replace(".", "").isupper()) else era

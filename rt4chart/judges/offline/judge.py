@@ -194,8 +194,6 @@ class OfflineJudge(Judge):
                              unsupported=spans, rule=rule, signals={"content_words": float(len(content))}), 2.0
 
         acronym_ok = _acronym_supported(tokens, index)
-        position = {id(t): i for i, t in enumerate(tokens)}
-        label_end = label_end_of(tokens, audit.answer)
         unsupported: list[Token] = []
         hard_missing: list[Token] = []
         weight_total = weight_missing = 0.0
@@ -210,8 +208,7 @@ class OfflineJudge(Judge):
                 hard_missing.append(t)
             elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
                   and t.lower not in index.all_lowers and t.stem not in index.vocabulary
-                  and not self._locates_held_place(tokens, position[id(t)], audit)  # 'Eugene, Oregon'
-                  and not names_nothing(t, tokens, index, False, label_end)):  # 'Tulsa County', 'Scope of Coverage:'
+                  and not self._names_no_new_thing(t, tokens, audit)):
                 hard_missing.append(t)
         ratio = weight_missing / weight_total
         idf = [index.idf.get(t.stem, index.default_idf) for t in content]
@@ -248,11 +245,14 @@ class OfflineJudge(Judge):
                          signals=signals), min(margin, -1e-6)
 
     @staticmethod
-    def _locates_held_place(tokens: list[Token], i: int, audit: AuditInput) -> bool:
-        """Token i says where the place before it lies ('Eugene, Oregon') and the context names no region of that
-        kind: it adds where a place lies, it contradicts nothing ('Eugene, Texas' beside 'Eugene, Oregon' is checked
-        as the unknown name it is)."""
-        kind = locates_place(tokens, i, audit.answer)
+    def _names_no_new_thing(word: Token, tokens: list[Token], audit: AuditInput) -> bool:
+        """A capital the context lacks that is still no unknown name: one that names nothing in its place ('Tulsa
+        County', 'Scope of Coverage:', '325 AD'; `names_nothing`), or one that says where the place before it lies
+        ('Eugene, Oregon') where the context names no region of that kind ('Eugene, Texas' beside 'Eugene, Oregon'
+        stays the unknown name it is). Asked only of such capitals: rare, off the hot path."""
+        if names_nothing(word, tokens, audit.index, False, label_end_of(tokens, audit.answer)):
+            return True
+        kind = locates_place(tokens, next(i for i, t in enumerate(tokens) if t is word), audit.answer)
         return bool(kind) and not (regions(kind) & audit.index.all_lowers)
 
     def holding_sentences(self, claim: Claim, found: Judgement, audit: AuditInput) -> list[int]:
