@@ -219,6 +219,25 @@ def test_a_second_worker_beside_a_live_one_leaves_the_job_alone(tmp_path):
     assert wait_for(tmp_path, request.id, lambda s: s.status in jobs.FINAL, timeout_s=60).status == "cancelled"
 
 
+def test_a_worker_answers_a_cancel_from_the_moment_it_holds_the_lock(tmp_path, monkeypatch):
+    """A cancel sends SIGTERM as soon as it sees the lock held: the worker's handler must already be there (a SIGTERM
+    between the two killed the worker with no result, and the job was left 'interrupted' instead of 'cancelled')."""
+    request = new_job(tmp_path, sample_rows()[:2])
+    seen = []
+
+    def lock_taken(_folder):
+        seen.append(signal.getsignal(signal.SIGTERM))
+        return None  # another worker holds it: work() returns before running anything
+
+    before = signal.getsignal(signal.SIGTERM)
+    monkeypatch.setattr(jobs, "_take_lock", lock_taken)
+    try:
+        assert jobs.work(tmp_path / request.id) == 3
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert len(seen) == 1 and callable(seen[0]) and seen[0] not in (signal.SIG_DFL, signal.SIG_IGN)
+
+
 def test_a_stop_that_lands_after_the_last_row_leaves_the_stored_run_complete(tmp_path):
     """Cancel can reach a worker that has just stored its last row: the run it completed stays complete."""
     rows = sample_rows()

@@ -284,17 +284,19 @@ def _take_lock(folder: Path) -> Optional[int]:
 def work(folder: Path) -> int:
     """Run the job in `folder` to its end; 0 when this process ran it (whatever the outcome), 3 when another
     live worker holds it."""
-    if _take_lock(folder) is None:
-        return 3
-    request = request_of(folder)
-    outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
-    spec = None
     asked = [False]  # set by SIGTERM; the next row's progress raises JobCancelled
 
     def stop(_signum, _frame):
         asked[0] = True
 
+    # before the lock: a cancel sends SIGTERM once it sees the lock held, and must find the handler there (a
+    # SIGTERM between the two killed the worker with no result, leaving the job 'interrupted')
     signal.signal(signal.SIGTERM, stop)
+    if _take_lock(folder) is None:
+        return 3
+    request = request_of(folder)
+    outcome: dict = {"status": "failed", "message": "the worker stopped before it began"}
+    spec = None
     try:
         spec = _spec(request)
         outcome = _run(folder, request, spec, lambda: asked[0])
