@@ -539,6 +539,9 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     ("If not for the video taken by a bystander, I can't help but think that this story would be shuttered behind "
      "the wall of an active investigation.", "Without the video taken by a bystander, this story would be shuttered "
                                              "behind the wall of an active investigation."),
+    # faithbench: 'failed in its bid to host' denies the hosting, not the bid
+    ("Eugene failed last November in its bid to host the 2019 event, which was instead awarded to Doha.",
+     "Eugene had previously bid for the 2019 event."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is
@@ -551,7 +554,11 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
                             ("Rory McIlroy believes it is unthinkable that he will not win the Masters.",
                              "Rory McIlroy believes he will not win the Masters."),
                             ("The new medicine does not help patients with the rare illness.",
-                             "The new medicine helps patients with the rare illness.")]:
+                             "The new medicine helps patients with the rare illness."),
+                            ("Eugene failed last November in its bid to host the 2019 event.",
+                             "Eugene hosted the 2019 event."),
+                            ("Smith refused to sign the new contract with the club.",
+                             "Smith signed the new contract with the club.")]:
         assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"
 
 

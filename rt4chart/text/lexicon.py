@@ -366,6 +366,25 @@ def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+def denied_elsewhere(tokens: list[Token], other: list[Token], shared: set[str]) -> frozenset[int]:
+    """Offsets of the 'fail'/'refuse' verbs of `tokens` whose denied verb, the first content word after the 'to' a
+    few words on ('failed to win', 'failed in its bid to host', 'refused to comment'), is not among the `shared`
+    stems, where the `other` clause denies nothing: they deny that verb, not the words the two share ("Eugene
+    failed in its bid to host the 2019 event" does not deny that Eugene bid for it; "failed to host" still denies
+    "hosted"; "failed to progress" and "have not advanced" both deny)."""
+    if any(t.is_negation or t.lower in _NEGATING_WORDS for t in other):
+        return frozenset()
+    out: set[int] = set()
+    for i, t in enumerate(tokens):
+        if t.lower not in _NEGATING_WORDS:
+            continue
+        to = next((j for j in range(i + 1, min(i + 8, len(tokens))) if tokens[j].lower == "to"), None)
+        verb = next((u for u in tokens[to + 1:to + 4] if u.is_content), None) if to is not None else None
+        if verb is not None and verb.stem not in shared:
+            out.add(t.start)
+    return frozenset(out)
+
+
 def _if_not_for(tokens: list[Token], i: int) -> bool:
     """'If not for the video': 'without the video', a negation of its own, not one under a condition."""
     return (0 < i < len(tokens) - 1 and tokens[i - 1].lower == "if" and tokens[i].lower == "not"

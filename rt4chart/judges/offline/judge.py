@@ -42,6 +42,7 @@ from rt4chart.text.lexicon import (
     capitalized_runs,
     clauses,
     conditional_negations,
+    denied_elsewhere,
     is_acronym,
     locates_place,
     negation_count,
@@ -445,8 +446,9 @@ class OfflineJudge(Judge):
             return False
         ours, theirs, common = best
         sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
-        return (negation_count(_up_to_shared(ours, common), claim_unasserted) % 2
-                != negation_count(_up_to_shared(theirs, common), sentence) % 2)
+        ours, theirs = _up_to_shared(ours, common), _up_to_shared(theirs, common)
+        return (negation_count(ours, claim_unasserted | denied_elsewhere(ours, theirs, common)) % 2
+                != negation_count(theirs, sentence | denied_elsewhere(theirs, ours, common)) % 2)
 
 
 def _against_evidence(read, compare, mine: list, theirs: dict[int, list], evidence: list[int], index,
