@@ -558,7 +558,9 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
                             ("Eugene failed last November in its bid to host the 2019 event.",
                              "Eugene hosted the 2019 event."),
                             ("Smith refused to sign the new contract with the club.",
-                             "Smith signed the new contract with the club.")]:
+                             "Smith signed the new contract with the club."),
+                            ("The club failed to progress beyond the quarter-finals of the cup.",
+                             "The club advanced beyond the quarter-finals of the cup.")]:
         assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"
 
 

@@ -75,6 +75,6 @@ __version__ = "0.1.0"
 #     The era of a year ('325 AD') names nothing; 'club', 'FC', 'Inc', 'Ltd' designate ('Chelsea FC').
 # 51: an antonym contradicts only in a sentence that holds the claim's figures ('30 km east of Kathmandu' is not
 #     contradicted by 'the regions west of Kathmandu').
-# 52: a 'fail'/'refuse' verb denies the verb after its 'to', not the words the clauses share, where the other clause
+# 52: a 'fail'/'refuse' verb of an attempt ('failed in its bid to host') denies the verb after its 'to', not the bid, where the other clause
 #     denies nothing ('failed in its bid to host the 2019 event' does not contradict 'bid for the 2019 event').
 METHOD_REVISION = 52

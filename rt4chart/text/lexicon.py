@@ -366,12 +366,14 @@ def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+_ATTEMPTS = frozenset("bid bids attempt attempts effort efforts quest campaign".split())
+
+
 def denied_elsewhere(tokens: list[Token], other: list[Token], shared: set[str]) -> frozenset[int]:
-    """Offsets of the 'fail'/'refuse' verbs of `tokens` whose denied verb, the first content word after the 'to' a
-    few words on ('failed to win', 'failed in its bid to host', 'refused to comment'), is not among the `shared`
-    stems, where the `other` clause denies nothing: they deny that verb, not the words the two share ("Eugene
-    failed in its bid to host the 2019 event" does not deny that Eugene bid for it; "failed to host" still denies
-    "hosted"; "failed to progress" and "have not advanced" both deny)."""
+    """Offsets of the 'fail'/'refuse' verbs of `tokens` that deny only the verb of an attempt ('failed in its bid
+    to host', 'failed in an attempt to climb'), a verb not among the `shared` stems, where the `other` clause
+    denies nothing: the attempt was made ("Eugene failed in its bid to host the 2019 event" does not deny that
+    Eugene bid for it, and still denies that it hosted it; "failed to progress" still denies "advanced")."""
     if any(t.is_negation or t.lower in _NEGATING_WORDS for t in other):
         return frozenset()
     out: set[int] = set()
@@ -379,7 +381,9 @@ def denied_elsewhere(tokens: list[Token], other: list[Token], shared: set[str]) 
         if t.lower not in _NEGATING_WORDS:
             continue
         to = next((j for j in range(i + 1, min(i + 8, len(tokens))) if tokens[j].lower == "to"), None)
-        verb = next((u for u in tokens[to + 1:to + 4] if u.is_content), None) if to is not None else None
+        if to is None or not any(u.lower in _ATTEMPTS for u in tokens[i + 1:to]):
+            continue
+        verb = next((u for u in tokens[to + 1:to + 4] if u.is_content), None)
         if verb is not None and verb.stem not in shared:
             out.add(t.start)
     return frozenset(out)
