@@ -539,6 +539,10 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     ("If not for the video taken by a bystander, I can't help but think that this story would be shuttered behind "
      "the wall of an active investigation.", "Without the video taken by a bystander, this story would be shuttered "
                                              "behind the wall of an active investigation."),
+    # what follows an exception is asserted, outside the negation before it (ragtruth)
+    ("She did not disclose the details of the settlement other than saying that one important aspect of it was an "
+     "apology by Kanye West to our client, Daniel Ramos.", "The settlement includes an apology from West to Ramos."),
+    ("No one was hurt in the crash except the driver of the van.", "The driver of the van was hurt in the crash."),
     # faithbench: 'failed in its bid to host' denies the hosting, not the bid
     ("Eugene failed last November in its bid to host the 2019 event, which was instead awarded to Doha.",
      "Eugene had previously bid for the 2019 event."),
@@ -559,6 +563,8 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
                              "Eugene hosted the 2019 event."),
                             ("Smith refused to sign the new contract with the club.",
                              "Smith signed the new contract with the club."),
+                            ("She did not disclose the details of the settlement other than saying that it "
+                             "included an apology.", "The settlement details were disclosed."),
                             ("The club failed to progress beyond the quarter-finals of the cup.",
                              "The club advanced beyond the quarter-finals of the cup.")]:
         assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"

@@ -77,4 +77,6 @@ __version__ = "0.1.0"
 #     contradicted by 'the regions west of Kathmandu').
 # 52: a 'fail'/'refuse' verb of an attempt ('failed in its bid to host') denies the verb after its 'to', not the bid, where the other clause
 #     denies nothing ('failed in its bid to host the 2019 event' does not contradict 'bid for the 2019 event').
-METHOD_REVISION = 52
+# 53: what follows an exception ('other than saying that …', 'except the driver') is compared with the claim outside the
+#     negation before it.
+METHOD_REVISION = 53

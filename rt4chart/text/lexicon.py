@@ -408,6 +408,24 @@ def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
     return groups
 
 
+_EXCEPTIONS = {"except": (), "other": ("than",), "apart": ("from",), "aside": ("from",), "save": ("for",)}
+
+
+def outside_exceptions(clause: list[Token]) -> list[list[Token]]:
+    """A clause cut where an exception starts ('other than', 'except', 'apart from', 'aside from', 'save for'):
+    what follows it is asserted, outside a negation before it ("She didn't disclose the details other than saying
+    that an apology was part of it" says there was an apology; "No one was hurt except the driver", that the driver
+    was)."""
+    parts: list[list[Token]] = [[]]
+    for i, t in enumerate(clause):
+        after = _EXCEPTIONS.get(t.lower)
+        if (after is not None and parts[-1] and all(i + 1 + k < len(clause) and clause[i + 1 + k].lower == w
+                                                    for k, w in enumerate(after))):
+            parts.append([])
+        parts[-1].append(t)
+    return parts
+
+
 _LINKING = ("of", "and", "the", "for", "&")
 
 
