@@ -115,6 +115,11 @@ def test_tv_is_television(context, answer):
      "the record from 2002.", "Villegas also hit two aces on a day which saw five hole-in-ones.", False),
     ("Villegas hit two aces on a day which saw five hole-in-ones.",
      "Villegas hit three aces on a day which saw five hole-in-ones.", True),  # 'three aces' where it says 'two aces'
+    # the sentence's 'five hole-in-ones' is the claim's own 'five', not a figure 'two' differs from
+    ("Nicklaus saw his ace eclipsed by that of Villegas on a day which saw five hole-in-ones, levelling the record.",
+     "The day saw five hole-in-ones, including two by Villegas.", False),
+    ("The day saw five hole-in-ones, including two by Villegas.",
+     "The day saw five hole-in-ones, including three by Villegas.", True),
 ])
 def test_a_spelled_count_differs_only_from_a_figure_in_its_slot(context, answer, different):
     claim = audit(context, answer).claims[0]

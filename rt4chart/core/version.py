@@ -79,4 +79,6 @@ __version__ = "0.1.0"
 #     denies nothing ('failed in its bid to host the 2019 event' does not contradict 'bid for the 2019 event').
 # 53: what follows an exception ('other than saying that …', 'except the driver') is compared with the claim outside the
 #     negation before it.
-METHOD_REVISION = 53
+# 54: a spelled count differs only from a figure the claim does not state itself ('five hole-in-ones, including two
+#     by Villegas' is not contradicted by 'a day which saw five hole-in-ones').
+METHOD_REVISION = 54

@@ -494,8 +494,10 @@ def _neighbours(tokens: list[Token], i: int, reach: int = 2) -> set[str]:
 
 def _figure_beside(t: Token, tokens: list[Token], sentence: list[Token]) -> bool:
     """A figure of the sentence stands where the claim's count stands: 'two aces' differs from 'three aces', not
-    from 'five hole-in-ones' or '2002' elsewhere in the sentence."""
-    return _beside(t, tokens, sentence, lambda u: u.number is not None)
+    from '2002' elsewhere in the sentence, nor from a figure the claim states beside it ('five hole-in-ones,
+    including two by Villegas' beside 'a day which saw five hole-in-ones')."""
+    stated = {number_key(u.number) for u in tokens if u.number is not None and u is not t}
+    return _beside(t, tokens, sentence, lambda u: u.number is not None and number_key(u.number) not in stated)
 
 
 def _same_slot(t: Token, tokens: list[Token], opposite: frozenset[str], sentence: list[Token]) -> bool:
