@@ -575,6 +575,17 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
         assert audit(context, answer).claims[0].rationale == "the claim flips the negation of the evidence"
 
 
+@pytest.mark.parametrize("context, answer", [
+    ("Lunch is provided free of charge to every pupil at the school.", "The school provides free lunch to every pupil."),
+    ("The cause of the fire remained unknown to investigators.", "The cause of the fire remains unknown to investigators."),
+])
+def test_a_claim_word_is_found_in_the_function_word_of_its_stem(context, answer):
+    """ragtruth: 'provides' and 'remains' are a claim's content, 'provided' and 'remained' function words of the
+    context that no term of it held, so the word check said the context did not mention them."""
+    claim = audit(context, answer).claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_a_word_and_its_inflections_share_a_stem():
     """Porter undoubles 'added' to 'ad' while 'add' is too short to stem: both are 'add'."""
     assert {stem(w) for w in ("add", "added", "adding", "adds")} == {"add"}

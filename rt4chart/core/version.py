@@ -81,4 +81,6 @@ __version__ = "0.1.0"
 #     negation before it.
 # 54: a spelled count differs only from a figure the claim does not state itself ('five hole-in-ones, including two
 #     by Villegas' is not contradicted by 'a day which saw five hole-in-ones').
-METHOD_REVISION = 54
+# 55: a claim word whose stem is that of a function word of the evidence ('provides' beside 'provided', 'remains'
+#     beside 'remained') is found.
+METHOD_REVISION = 55

@@ -66,6 +66,10 @@ class SentenceIndex:
         self.tokens: _PerSentence = _PerSentence(n, lambda i: tokenize(self.sentences[i].text))
         self.stems: _PerSentence = _PerSentence(n, lambda i: frozenset(self.term_counts[i]))
         self.lowers: _PerSentence = _PerSentence(n, lambda i: frozenset(t.lower for t in self.tokens[i]))
+        # the stems of its function words ('remained', 'provided', 'other'): a claim's 'remains', 'provides' or
+        # 'Others' is a word the sentence writes, though no term of its own
+        self.function_stems: _PerSentence = _PerSentence(n, lambda i: frozenset(
+            t.stem for t in self.tokens[i] if not t.is_content and t.number is None and t.lower.isalpha()))
         self.measures: _PerSentence = _PerSentence(n, lambda i: tuple(measures(self.tokens[i])))
         self.lengths = [sum(c.values()) for c in self.term_counts]
         self.avg_length = (sum(self.lengths) / len(self.lengths)) if self.lengths else 0.0

@@ -21,6 +21,7 @@ class EvidencePool:
         self.prefix = prefix
         self.prefixes = {st[:prefix] for st in self.stems if len(st) >= prefix} if prefix else set()
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
+        self.function_stems: set[str] = set().union(*(index.function_stems[i] for i in evidence))
         self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
             *(index.numbers[i] for i in evidence))
         self._question, self._index, self._evidence = question, index, evidence
@@ -41,6 +42,7 @@ class EvidencePool:
             found = number_key(t.number) in self.numbers or t.lower in self.lowers
         else:
             found = (t.stem in self.stems or t.lower in self.lowers
+                     or t.stem in self.function_stems  # 'remains' where the evidence says 'remained'
                      or SHORT_FORMS.get(t.lower) in self.stems  # 'TVs' where the evidence says 'television', and back
                      or bool(LONG_FORMS.get(t.stem, frozenset()) & self.lowers)
                      or bool(country_forms(t) & self.lowers)  # 'US' where the evidence says 'American'
