@@ -300,27 +300,29 @@ def _words(text: str) -> Iterator[tuple[re.Match, bool]]:
             yield match, False
 
 
-# 'not only', 'no wonder', 'no fewer than': a negation word that does not negate what follows.
-_NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split())
-
-
 _NEGATING_WORDS = frozenset("fail fails failed failing refuse refuses refused refusing refusal refusals".split())
+_UNTHINKABLE = frozenset("unthinkable inconceivable unimaginable impossible".split())
+
+# A negation word before these denies nothing: 'not only', 'no wonder', 'no fewer than' (an article between them
+# allowed: 'not the only one').
+_NOT_NEGATING = frozenset("only just wonder doubt matter fewer less more".split())
 _STOPPING = frozenset("stop stops stopped stopping cease ceases ceased ceasing".split())
 
 
-def _stops_going_on(tokens: list[Token], i: int) -> bool:
-    """'hasn't stopped ringing', 'never ceased working': the negation of a stopping verb before a verb in -ing says
-    the thing goes on, as 'has been ringing' does."""
-    return (i + 2 < len(tokens) and tokens[i + 1].lower in _STOPPING and tokens[i + 2].lower.endswith("ing")
-            and len(tokens[i + 2].lower) > 4)
-
-
-_UNTHINKABLE = frozenset("unthinkable inconceivable unimaginable impossible".split())
-
-
-def _cannot_help_but(tokens: list[Token], i: int) -> bool:
-    """"can't help but think", "couldn't help but laugh": the thing is done, not left undone."""
-    return i + 2 < len(tokens) and tokens[i + 1].lower == "help" and tokens[i + 2].lower == "but"
+def _idiom_after(tokens: list[Token], i: int) -> bool:
+    """The negation at `i` opens an idiom that denies nothing: 'not only', 'not the only', 'no wonder', 'no fewer
+    than', 'no 74' (a number names); "hasn't stopped ringing", 'never ceased working' (the thing goes on, as 'has
+    been ringing' says); "can't help but think" (the thing is done)."""
+    if i + 1 >= len(tokens):
+        return False
+    after = tokens[i + 2] if tokens[i + 1].lower in ("the", "a") and i + 2 < len(tokens) else tokens[i + 1]
+    if after.lower in _NOT_NEGATING or after.number is not None:
+        return True
+    if i + 2 >= len(tokens):
+        return False
+    first, second = tokens[i + 1].lower, tokens[i + 2].lower
+    return ((first in _STOPPING and second.endswith("ing") and len(second) > 4)
+            or (first == "help" and second == "but"))
 
 
 def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()) -> int:
@@ -334,14 +336,10 @@ def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()
         unthinkable = unthinkable or t.lower in _UNTHINKABLE
         if t.start in unasserted:
             continue
-        after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if after is not None and after.lower in ("the", "a") and i + 2 < len(tokens):
-            after = tokens[i + 2]  # 'not the only one'
         if t.is_negation and unthinkable:
             unthinkable = False
         elif t.is_negation:
-            count += not (after is not None and (after.lower in _NOT_NEGATING or after.number is not None
-                                                 or _stops_going_on(tokens, i) or _cannot_help_but(tokens, i)))
+            count += not _idiom_after(tokens, i)
         elif t.lower in _NEGATING_WORDS:
             count += 1
     return count
