@@ -586,6 +586,15 @@ def test_a_claim_word_is_found_in_the_function_word_of_its_stem(context, answer)
     assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
 
 
+def test_a_hyphenated_words_parts_are_each_stemmed():
+    """faithbench: 'two holes-in-one' beside 'five hole-in-ones' was 'the context does not mention holes-in-one';
+    ragtruth: 'avoiding over-fertilizing' beside 'over-fertilized lawns'."""
+    assert stem("holes-in-one") == stem("hole-in-ones") and stem("over-fertilizing") == stem("over-fertilized")
+    claim = audit("Lawns that are over-fertilized turn yellow in the summer heat.",
+                  "Over-fertilizing lawns turns them yellow in the summer heat.").claims[0]
+    assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
+
+
 def test_a_word_and_its_inflections_share_a_stem():
     """Porter undoubles 'added' to 'ad' while 'add' is too short to stem: both are 'add'."""
     assert {stem(w) for w in ("add", "added", "adding", "adds")} == {"add"}

@@ -83,4 +83,6 @@ __version__ = "0.1.0"
 #     by Villegas' is not contradicted by 'a day which saw five hole-in-ones').
 # 55: a claim word whose stem is that of a function word of the evidence ('provides' beside 'provided', 'remains'
 #     beside 'remained') is found.
-METHOD_REVISION = 55
+# 56: a hyphenated word's parts are each stemmed ('holes-in-one' is 'hole-in-ones', 'over-fertilizing' is
+#     'over-fertilized').
+METHOD_REVISION = 56

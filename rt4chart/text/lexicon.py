@@ -160,8 +160,11 @@ _IRREGULAR_VERBS = {form: base for base, forms in (
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """Porter stem of a lower-case word, in its American spelling, an irregular past form as its verb ('shown' as
-    'show'); cached: the same words recur across windows."""
+    'show'), a hyphenated word's parts each stemmed ('check-ins' as 'check-in'); cached: the same words recur
+    across windows."""
     word = _IRREGULAR_VERBS.get(word, word)
+    if "-" in word and all(part.isalpha() for part in word.split("-")):
+        return "-".join(stem(part) for part in word.split("-"))
     if len(word) <= 3 or not word.isalpha():
         return word
     word = american(word)
