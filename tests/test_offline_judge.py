@@ -4,7 +4,7 @@ import pytest
 from rt4chart import audit
 from rt4chart.core.types import Verdict
 from rt4chart.judges.offline.slots import slot_contradiction
-from rt4chart.text.lexicon import negation_count, stem, tokenize
+from rt4chart.text.lexicon import AP_STATES, US_STATE_CODES, negation_count, stem, tokenize
 from rt4chart.text.retrieval import SentenceIndex
 from rt4chart.text.segment import split_sentences
 
@@ -414,6 +414,21 @@ def test_a_region_the_context_gives_the_place_another_is_still_checked():
                       "in Oregon.", claim)
     assert elsewhere.claims[0].verdict is Verdict.BASELESS
     assert elsewhere.claims[0].rationale == "the context does not mention 'Texas'"
+
+
+@pytest.mark.parametrize("answer", ["Binge drinking among women rose by 36 percent in Santa Clara County, CA.",
+                                    "Binge drinking among women rose by 36 percent in Santa Clara County, California."])
+def test_a_states_ap_abbreviation_names_the_state(answer):
+    """faithbench: 'Santa Clara County, CA' was 'the context does not mention CA' beside 'santa clara county, calif.'
+    (AP style), in a context naming another state."""
+    claim = audit("In Santa Clara County, Calif., binge drinking among women rose by 36 percent. The rate in Texas "
+                  "was lower.", answer).claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+
+
+def test_each_ap_abbreviation_stands_for_the_stem_of_a_states_name():
+    stems = {stem(name) for name in US_STATE_CODES.values()}
+    assert set(AP_STATES.values()) <= stems
 
 
 def test_a_figure_in_words_supports_the_same_figure_in_digits_and_contradicts_another():

@@ -85,4 +85,5 @@ __version__ = "0.1.0"
 #     beside 'remained') is found.
 # 56: a hyphenated word's parts are each stemmed ('holes-in-one' is 'hole-in-ones', 'over-fertilizing' is
 #     'over-fertilized').
-METHOD_REVISION = 56
+# 57: a state's AP abbreviation ('Calif.') names it: 'Santa Clara County, CA' and 'California' are found beside it.
+METHOD_REVISION = 57

@@ -505,9 +505,25 @@ US_STATE_CODES = {  # postal codes: 'Cambridge, MA' where the context writes 'Ma
     "VA": "virginia", "WA": "washington", "WV": "west virginia", "WI": "wisconsin", "WY": "wyoming",
     "DC": "district of columbia"}
 
+# AP style's abbreviations of state names ('Santa Clara County, Calif.'), those that are no English word or common
+# name of their own ('Mass.', 'Wash.', 'Ill.', 'Kan.' are), with the stem of the state's name
+AP_STATES = {"ariz": "arizona", "calif": "california", "colo": "colorado", "conn": "connecticut", "fla": "florida",
+             "mich": "michigan", "minn": "minnesota", "neb": "nebraska", "nev": "nevada", "okla": "oklahoma",
+             "tenn": "tennesse", "wis": "wisconsin", "wyo": "wyom"}
+
 SHORT_FORMS = {"tv": "televis", "tvs": "televis",  # a short form -> the stem of what it stands for, and back
-               "bc": "christ", "bce": "christ"}  # '300 BC' where the evidence says 'before Christ'
-LONG_FORMS = {"televis": frozenset({"tv", "tvs"}), "christ": frozenset({"bc", "bce"})}
+               "bc": "christ", "bce": "christ",  # '300 BC' where the evidence says 'before Christ'
+               **AP_STATES}  # 'California' where the evidence says 'Calif.'
+LONG_FORMS = {"televis": frozenset({"tv", "tvs"}), "christ": frozenset({"bc", "bce"}),
+              **{state: frozenset({short}) for short, state in AP_STATES.items()}}
+
+
+def state_named(code: str, lowers: frozenset[str]) -> bool:
+    """`lowers` (a text's lower-case words) name the state of postal code `code` ('MA'): every word of its name,
+    or its AP abbreviation ('CA' where a context says 'Calif.')."""
+    name = US_STATE_CODES[code]
+    return all(w in lowers for w in name.split()) or any(
+        short in lowers for short, state in AP_STATES.items() if name.startswith(state))
 
 _COUNTRY_WORDS = (  # a country's names and the adjective of its people: 'a worn US flag' / 'a worn American flag'
     "us usa america american americans", "uk britain british britons", "china chinese", "france french",

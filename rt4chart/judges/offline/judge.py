@@ -51,6 +51,7 @@ from rt4chart.text.lexicon import (
     outside_exceptions,
     regions,
     starts_sentence,
+    state_named,
     tokenize,
 )
 from rt4chart.text.measures import Measure, measures, restated
@@ -479,7 +480,7 @@ def _acronym_supported(tokens: list[Token], index) -> set[int]:
     for t in tokens:
         if t.capitalized and is_acronym(t) and acronym_forms(t.lower) & index.run_initials:
             ok.add(id(t))
-        elif t.text in US_STATE_CODES and all(w in index.all_lowers for w in US_STATE_CODES[t.text].split()):
+        elif t.text in US_STATE_CODES and state_named(t.text, index.all_lowers):
             ok.add(id(t))  # 'MA' where the context writes 'Massachusetts'
     for run in capitalized_runs(tokens):
         for stretch, acronyms in acronym_stretches(run):
