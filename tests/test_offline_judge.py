@@ -688,3 +688,16 @@ def test_a_one_sentence_answer_of_two_words_needs_a_sentence_that_holds_both(con
     assert report.hallucinated is not related
     if not related:
         assert "no single context sentence relates" in report.claims[0].rationale
+
+
+def test_a_claim_mostly_unsupported_is_marked_whole_and_one_with_a_few_words_unsupported_by_them():
+    """Half or more of the claim's content weight unsupported: the claim is the statement the context does not make
+    (ragtruth's and faithbench's annotators mark such claims whole: span F1 0.381 -> 0.392 and 0.139 -> 0.163);
+    a name it adds to what the context says is marked alone."""
+    context = "The Lindqvist Museum opened in 1998 in the harbor district. It holds 4,000 paintings."
+    mostly = audit(context, "The museum in the harbor district has a striking glass roof and sunlit galleries.")
+    assert [mostly.answer[s.start:s.end] for s in mostly.claims[0].hallucinated_spans] == [
+        "The museum in the harbor district has a striking glass roof and sunlit galleries."]
+    named = audit(context, "The Lindqvist Museum opened in 1998 in the harbor district and holds 4,000 paintings by "
+                           "Dutch masters.")
+    assert [named.answer[s.start:s.end] for s in named.claims[0].hallucinated_spans] == ["Dutch masters"]

@@ -86,4 +86,5 @@ __version__ = "0.1.0"
 # 56: a hyphenated word's parts are each stemmed ('holes-in-one' is 'hole-in-ones', 'over-fertilizing' is
 #     'over-fertilized').
 # 57: a state's AP abbreviation ('Calif.') names it: 'Santa Clara County, CA' and 'California' are found beside it.
-METHOD_REVISION = 57
+# 58: a claim half or more of whose content weight is unsupported is marked whole, not word by word.
+METHOD_REVISION = 58

@@ -91,6 +91,7 @@ class OfflineSettings:
     #                                           benchmarks/calibrate_scores.py; the verdicts' boundary maps to 0.413
     span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
     span_gap: int = 6                # stop words allowed between unsupported words of one span
+    whole_claim_share: float = 0.5   # "phrase" mode: a claim this much of whose content weight is unsupported is marked whole
 
 
 class OfflineJudge(Judge):
@@ -224,7 +225,7 @@ class OfflineJudge(Judge):
         need = min(cfg.min_unsupported_weight, weight_total)
         # >= 0 exactly when both parts of the baseless rule hold: enough of the claim, and enough weight
         margin = min((ratio - cfg.baseless_ratio) / (1 - cfg.baseless_ratio), (weight_missing - need) / max(need, 1.0))
-        spans = self._spans(unsupported, tokens, claim, audit.answer) if unsupported else []
+        spans = self._spans(unsupported, tokens, claim, audit.answer, ratio) if unsupported else []
         if hard_missing or margin >= 0:
             in_scope = EvidencePool(index, ids, question, cfg.prefix_match)
             in_scope.mark_restated(tokens, mine)
@@ -326,8 +327,11 @@ class OfflineJudge(Judge):
         # a longer claim half in one sentence is often two predicates, one per sentence ('opened in 1991 and is 1201 m long')
         return best_missing if covered / total < cfg.single_sentence_min else []
 
-    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str) -> list[Span]:
-        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim."""
+    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str,
+               share: float = 0.0) -> list[Span]:
+        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim; in "phrase"
+        mode the claim too where most of it is unsupported (`share`: the unsupported share of its content weight):
+        then the claim is the statement the context does not make, not a few words of it."""
         mode = self.config.span_mode
         if mode == "claim":
             return list(claim.spans)
@@ -335,6 +339,8 @@ class OfflineJudge(Judge):
             marked = {id(t) for t in unsupported}
             return [Span(start=c[0].start, end=c[-1].end) for c in clauses(tokens, answer)
                     if any(id(t) in marked for t in c)] or list(claim.spans)
+        if share >= self.config.whole_claim_share:
+            return list(claim.spans)
         return _phrase_spans(unsupported, tokens, claim, self.config.span_gap)
 
     def _weight(self, t: Token, initial: bool = False) -> float:
