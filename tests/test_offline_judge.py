@@ -701,3 +701,17 @@ def test_a_claim_mostly_unsupported_is_marked_whole_and_one_with_a_few_words_uns
     named = audit(context, "The Lindqvist Museum opened in 1998 in the harbor district and holds 4,000 paintings by "
                            "Dutch masters.")
     assert [named.answer[s.start:s.end] for s in named.claims[0].hallucinated_spans] == ["Dutch masters"]
+
+
+def test_the_slot_check_reads_the_unsupported_words_not_a_claim_marked_whole():
+    """halueval: the claim is mostly unsupported and marked whole; 'Family' is the question's word, which the word
+    check finds, so it is no slot that "It Takes a Village" fills ("the context says 'Village' where the claim says
+    'Family'" would be untrue of the claim's error, the book and its author)."""
+    report = audit(' The title is a response to the 1996 book "It Takes a Village" by then-First Lady Hillary Clinton.'
+                   'It Takes a Village: And Other Lessons Children Teach Us is a book published in 1996 by First Lady '
+                   'of the United States Hillary Rodham Clinton.',
+                   'It Takes a Family is a response to the 1997 book "The Anatomy of Dependence" by Takeo Doi.',
+                   question="It Takes a Family is a response to this 1996 book that was published by who")
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.BASELESS, claim.rationale
+    assert [report.answer[s.start:s.end] for s in claim.hallucinated_spans] == [report.answer]

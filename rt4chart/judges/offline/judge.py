@@ -153,7 +153,7 @@ class OfflineJudge(Judge):
         judgement, margin = self._lexical(claim, audit, sentence_ids)
         ids = list(sentence_ids)
         if len(ids) != len(audit.index) or claim.about_context:  # what follows needs the whole context
-            return judgement, margin
+            return self._marked_whole(claim, judgement), margin
         checks = (
             ("slot", Verdict.BASELESS, self.config.search_slots,
              lambda: slot_upgrade(claim, audit, ids, judgement, margin)),
@@ -168,7 +168,16 @@ class OfflineJudge(Judge):
             if upgraded is not judgement:
                 upgraded.rule, upgraded.signals = rule, dict(judgement.signals)  # the word counts still describe it
                 return upgraded, upgraded_margin
-        return judgement, margin
+        return self._marked_whole(claim, judgement), margin
+
+    def _marked_whole(self, claim: Claim, judgement: Judgement) -> Judgement:
+        """In "phrase" mode, a claim half or more of whose content weight the word check found unsupported is marked
+        whole: it is the statement the context does not make, not a few words of it. Done after the whole-context
+        checks, which read the unsupported words themselves (a slot is one of them)."""
+        if (self.config.span_mode == "phrase" and judgement.unsupported
+                and judgement.signals.get("unmatched_share", 0.0) >= self.config.whole_claim_share):
+            judgement.unsupported = list(claim.spans)
+        return judgement
 
     # Long on purpose: the lexical rules in the order they decide (contradiction, missing content, scattered
     # support, entailment), each returning its margin; split, the order that makes them exact would be hidden.
@@ -225,7 +234,7 @@ class OfflineJudge(Judge):
         need = min(cfg.min_unsupported_weight, weight_total)
         # >= 0 exactly when both parts of the baseless rule hold: enough of the claim, and enough weight
         margin = min((ratio - cfg.baseless_ratio) / (1 - cfg.baseless_ratio), (weight_missing - need) / max(need, 1.0))
-        spans = self._spans(unsupported, tokens, claim, audit.answer, ratio) if unsupported else []
+        spans = self._spans(unsupported, tokens, claim, audit.answer) if unsupported else []
         if hard_missing or margin >= 0:
             in_scope = EvidencePool(index, ids, question, cfg.prefix_match)
             in_scope.mark_restated(tokens, mine)
@@ -327,11 +336,8 @@ class OfflineJudge(Judge):
         # a longer claim half in one sentence is often two predicates, one per sentence ('opened in 1991 and is 1201 m long')
         return best_missing if covered / total < cfg.single_sentence_min else []
 
-    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str,
-               share: float = 0.0) -> list[Span]:
-        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim; in "phrase"
-        mode the claim too where most of it is unsupported (`share`: the unsupported share of its content weight):
-        then the claim is the statement the context does not make, not a few words of it."""
+    def _spans(self, unsupported: list[Token], tokens: list[Token], claim: Claim, answer: str) -> list[Span]:
+        """What to mark: the unsupported words as phrases, the clauses that hold them, or the claim."""
         mode = self.config.span_mode
         if mode == "claim":
             return list(claim.spans)
@@ -339,8 +345,6 @@ class OfflineJudge(Judge):
             marked = {id(t) for t in unsupported}
             return [Span(start=c[0].start, end=c[-1].end) for c in clauses(tokens, answer)
                     if any(id(t) in marked for t in c)] or list(claim.spans)
-        if share >= self.config.whole_claim_share:
-            return list(claim.spans)
         return _phrase_spans(unsupported, tokens, claim, self.config.span_gap)
 
     def _weight(self, t: Token, initial: bool = False) -> float:
