@@ -75,10 +75,11 @@ __version__ = "0.1.0"
 #     The era of a year ('325 AD') names nothing; 'club', 'FC', 'Inc', 'Ltd' designate ('Chelsea FC').
 # 51: an antonym contradicts only in a sentence that holds the claim's figures ('30 km east of Kathmandu' is not
 #     contradicted by 'the regions west of Kathmandu').
-# 52: a 'fail'/'refuse' verb of an attempt ('failed in its bid to host') denies the verb after its 'to', not the bid, where the other clause
-#     denies nothing ('failed in its bid to host the 2019 event' does not contradict 'bid for the 2019 event').
-# 53: what follows an exception ('other than saying that …', 'except the driver') is compared with the claim outside the
-#     negation before it.
+# 52: a 'fail'/'refuse' verb of an attempt ('failed in its bid to host') denies the verb after its 'to', not the
+#     bid, where the other clause denies nothing ('failed in its bid to host the 2019 event' does not contradict
+#     'bid for the 2019 event').
+# 53: what follows an exception ('other than saying that …', 'except the driver') is compared with the claim
+#     outside the negation before it.
 # 54: a spelled count differs only from a figure the claim does not state itself ('five hole-in-ones, including two
 #     by Villegas' is not contradicted by 'a day which saw five hole-in-ones').
 # 55: a claim word whose stem is that of a function word of the evidence ('provides' beside 'provided', 'remains'

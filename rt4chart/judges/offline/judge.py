@@ -91,7 +91,8 @@ class OfflineSettings:
     #                                           benchmarks/calibrate_scores.py; the verdicts' boundary maps to 0.413
     span_mode: str = "phrase"        # "phrase": unsupported words; "clause": their clauses; "claim": all
     span_gap: int = 6                # stop words allowed between unsupported words of one span
-    whole_claim_share: float = 0.5   # "phrase" mode: a claim this much of whose content weight is unsupported is marked whole
+    whole_claim_share: float = 0.5   # "phrase" mode: a claim this share of whose content weight is unsupported
+    #                                  is marked whole
 
 
 class OfflineJudge(Judge):
