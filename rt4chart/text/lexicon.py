@@ -234,16 +234,9 @@ def _tokenize(text: str) -> list[Token]:
         surface = match.group()
         lower = _normalise(surface)
         number = None if code else parse_number(surface)
-        previous = tokens[-1].number if tokens else None
-        if number is None and previous is not None and lower in _MULTIPLIERS:
-            prev = tokens.pop()
-            joined = text[prev.start:match.end()]
-            tokens.append(Token(joined, prev.start, match.end(), joined.lower(), prev.stem,
-                                previous * _MULTIPLIERS[lower], False))
-            continue
-        counted = _counted_in(tokens, lower, text, match.start())
-        if counted is not None:  # 'two hundred', 'two dozen', 'half a dozen': one figure, as '200', '24', '6'
-            first, value = counted
+        scaled = _scaled_figure(tokens, lower, number, text, match.start())
+        if scaled is not None:  # 'two million', 'two hundred', 'half a dozen': one figure, as '2000000', '200', '6'
+            first, value = scaled
             head = tokens[first]
             joined = text[head.start:match.end()]
             del tokens[first:]
@@ -256,6 +249,16 @@ def _tokenize(text: str) -> list[Token]:
 
 
 _COUNTING_UNITS = {"hundred": 100, "dozen": 12}
+
+
+def _scaled_figure(tokens: list[Token], lower: str, number: Optional[float], text: str,
+                   start: int) -> Optional[tuple[int, float]]:
+    """(where the figure starts among `tokens`, its value) when the word at `start` (`lower`, its own value
+    `number`) scales the figure before it: a multiplier ('two million', '3.5 bn', '45 percent') or a count by
+    hundreds or dozens (`_counted_in`); else None."""
+    if number is None and tokens and tokens[-1].number is not None and lower in _MULTIPLIERS:
+        return len(tokens) - 1, tokens[-1].number * _MULTIPLIERS[lower]
+    return _counted_in(tokens, lower, text, start)
 
 
 def _counted_in(tokens: list[Token], lower: str, text: str, start: int) -> Optional[tuple[int, float]]:
