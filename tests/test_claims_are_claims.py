@@ -173,6 +173,11 @@ def test_who_tells_a_fact_leaves_the_fact_checked():
     ("Nausea is common, although this is not mentioned in the passages provided.", []),  # about the context
     ("The report said 40 people died.", ["The report said"]),
     ("The bridge opened in 1998.", []),
+    # the writer's own reasoning before the fact (ragtruth: "it appears that there are several options for …")
+    ("Therefore, we can conclude that the word has its roots in Latin.", ["we can conclude that"]),
+    ("It appears that there are several options for a free phone number.", ["It appears that"]),
+    ("It is clear that the bridge opened in 1998.", ["It is clear that"]),
+    ("The bridge appears to be safe.", []),
 ])
 def test_telling_spans_are_the_subject_and_verb_of_telling(text, told):
     from rt4chart.text.passages import telling_spans

@@ -88,4 +88,5 @@ __version__ = "0.1.0"
 #     'over-fertilized').
 # 57: a state's AP abbreviation ('Calif.') names it: 'Santa Clara County, CA' and 'California' are found beside it.
 # 58: a claim half or more of whose content weight is unsupported is marked whole, not word by word.
-METHOD_REVISION = 58
+# 59: the writer's reasoning before a fact ('we can conclude that', 'it appears that') is no word of the fact.
+METHOD_REVISION = 59

@@ -85,14 +85,21 @@ _REMARK = re.compile(rf"\b{_SUBJECT}(?:\s+\w+ly)?(?:\s+also)?\s+{_TELLS}\b(?:\s+
 _PLACE_BEFORE = re.compile(r"\b(?:in|from|of|by|on|within|across|to|into|than|at)\s+$", re.I)
 
 
+# the writer's own reasoning before the fact: "we can conclude that", "it can be inferred that", "it seems that"
+_REASONING = re.compile(r"\b(?:(?:we|one|i|you)\s+can\s+(?:conclude|infer|deduce|gather|see|say)|"
+                        r"it\s+(?:can\s+be|is)\s+(?:concluded|inferred|deduced|clear|evident|apparent)|"
+                        r"it\s+(?:appears|seems))\s+that\b", re.I)
+
+
 def telling_spans(text: str) -> list[tuple[int, int]]:
     """Character ranges of `text` that only say who tells its fact: a passage, article or author as the subject of
     a verb of telling, with 'that' or what kind of telling it is ("Passage 3 provides step-by-step instructions
     for", "The author argues that", "The second passage mentions"). The fact is what remains; the passage it
     cites is still checked (`cited_passages`). Not after a preposition: "… is not mentioned in the passages
     provided" is a statement about the context, not a remark of this kind."""
-    return [(m.start(), m.end()) for m in _REMARK.finditer(text)
-            if not _PLACE_BEFORE.search(text, max(0, m.start() - 12), m.start())]  # a bounded look back: linear
+    return sorted([(m.start(), m.end()) for m in _REMARK.finditer(text)
+                   if not _PLACE_BEFORE.search(text, max(0, m.start() - 12), m.start())]  # a bounded look back
+                  + [(m.start(), m.end()) for m in _REASONING.finditer(text)])
 
 
 _REPORTING = (r"(?:provide|mention|contain|specify|include|say|state|give|offer|discuss|address|describe|explain|"
