@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import lru_cache
-from typing import Sequence
+from typing import Optional, Sequence
 
 from rt4chart.core.types import Claim, Span
 from rt4chart.text.lexicon import LONG_FORMS, SHORT_FORMS, Token, country_forms, number_key, other_ordinal, tokenize
@@ -21,11 +21,11 @@ class EvidencePool:
         self.prefix = prefix
         self.prefixes = {st[:prefix] for st in self.stems if len(st) >= prefix} if prefix else set()
         self.lowers = {t.lower for t in question}.union(*(index.lowers[i] for i in evidence))
-        self.function_stems: set[str] = set().union(*(index.function_stems[i] for i in evidence))
         self.numbers = {number_key(t.number) for t in question if t.number is not None}.union(
             *(index.numbers[i] for i in evidence))
         self._question, self._index, self._evidence = question, index, evidence
         self.restated: set[int] = set()  # id(claim token) of words restating a figure of the evidence
+        self._function_stems: Optional[set[str]] = None  # gathered when a word is not found otherwise (rare)
 
     def mark_restated(self, tokens: list[Token], mine: Sequence[Measure]) -> None:
         """The claim's words that give one of the evidence's durations or shares in other words ('half a year'
@@ -35,6 +35,13 @@ class EvidencePool:
             theirs = measures(self._question) + [m for i in self._evidence for m in self._index.measures[i]]
             self.restated = {id(tokens[i]) for i in restated(mine, theirs)}
 
+    def function_stems(self) -> set[str]:
+        """The stems of the evidence sentences' function words ('remained', 'provided'), gathered once, when first
+        asked: most claim words are found before they are needed."""
+        if self._function_stems is None:
+            self._function_stems = set().union(*(self._index.function_stems[i] for i in self._evidence))
+        return self._function_stems
+
     def supports(self, t: Token) -> bool:
         if id(t) in self.restated:
             return True
@@ -42,7 +49,7 @@ class EvidencePool:
             found = number_key(t.number) in self.numbers or t.lower in self.lowers
         else:
             found = (t.stem in self.stems or t.lower in self.lowers
-                     or t.stem in self.function_stems  # 'remains' where the evidence says 'remained'
+                     or t.stem in self.function_stems()  # 'remains' where the evidence says 'remained'
                      or SHORT_FORMS.get(t.lower) in self.stems  # 'TVs' where the evidence says 'television', and back
                      or bool(LONG_FORMS.get(t.stem, frozenset()) & self.lowers)
                      or bool(country_forms(t) & self.lowers)  # 'US' where the evidence says 'American'

@@ -386,7 +386,8 @@ class OfflineJudge(Judge):
             # a sentence that says more of the claim than this one decides its wording: 'the organs of the Nervous
             # System are physically connected' is not contradicted by '… the Endocrine System are not …'
             closer = max((cover[i] for i in evidence if i != sentence_id), default=0.0)
-            antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id])
+            antonym = self._antonym(content, tokens, claim_stems, stems, index.tokens[sentence_id],
+                                    index.numbers[sentence_id])
             if antonym is not None and self.config.check_antonyms and matched >= closer:
                 return sentence_id, "antonym", f"'{antonym.text}' is the opposite of what the evidence says", [
                     Span(start=antonym.start, end=antonym.end)]
@@ -423,12 +424,11 @@ class OfflineJudge(Judge):
         return None
 
     def _antonym(self, content: list[Token], tokens: list[Token], claim_stems: set[str], stems: frozenset[str],
-                 sentence: list[Token]) -> Optional[Token]:
+                 sentence: list[Token], sentence_figures: frozenset[str]) -> Optional[Token]:
         """A claim word whose opposite the sentence uses in the same slot, while the sentence lacks the word. The
         sentence must hold the claim's figures: 'about 30 km east of Kathmandu' is not about 'the regions west of
         Kathmandu', nor 'increase the entrance to 3 inches' about 'reduce the entrance to 1 inch' (a later step)."""
-        figures = {number_key(t.number) for t in content if t.number is not None}
-        if figures - {number_key(u.number) for u in sentence if u.number is not None}:
+        if any(number_key(t.number) not in sentence_figures for t in content if t.number is not None):
             return None
         for t in content:
             opposite = self._antonyms.get(t.stem)
