@@ -178,6 +178,10 @@ def test_who_tells_a_fact_leaves_the_fact_checked():
     ("It appears that there are several options for a free phone number.", ["It appears that"]),
     ("It is clear that the bridge opened in 1998.", ["It is clear that"]),
     ("The bridge appears to be safe.", []),
+    # the writer summing up (ragtruth: "So, to summarize, plant dahlia bulbs in a sunny location …")
+    ("So, to summarize, plant dahlia bulbs in spring.", ["to summarize,"]),
+    ("In conclusion: the bridge opened in 1998.", ["In conclusion:"]),
+    ("Spare parts are in short supply.", []),
 ])
 def test_telling_spans_are_the_subject_and_verb_of_telling(text, told):
     from rt4chart.text.passages import telling_spans

@@ -89,6 +89,10 @@ _PLACE_BEFORE = re.compile(r"\b(?:in|from|of|by|on|within|across|to|into|than|at
 _REASONING = re.compile(r"\b(?:(?:we|one|i|you)\s+can\s+(?:conclude|infer|deduce|gather|see|say)|"
                         r"it\s+(?:can\s+be|is)\s+(?:concluded|inferred|deduced|clear|evident|apparent)|"
                         r"it\s+(?:appears|seems))\s+that\b", re.I)
+# the writer summing up before the fact: "So, to summarize, plant dahlia bulbs …", "In conclusion: …" (a comma or
+# colon after it: "in short supply" tells a fact)
+_SUMMING_UP = re.compile(r"\b(?:to\s+summari[sz]e|in\s+summary|to\s+sum\s+up|in\s+conclusion|to\s+conclude|in\s+short|"
+                         r"all\s+in\s+all|in\s+a\s+nutshell)\s*[,:]", re.I)
 
 
 def telling_spans(text: str) -> list[tuple[int, int]]:
@@ -96,10 +100,12 @@ def telling_spans(text: str) -> list[tuple[int, int]]:
     a verb of telling, with 'that' or what kind of telling it is ("Passage 3 provides step-by-step instructions
     for", "The author argues that", "The second passage mentions"). The fact is what remains; the passage it
     cites is still checked (`cited_passages`). Not after a preposition: "… is not mentioned in the passages
-    provided" is a statement about the context, not a remark of this kind."""
+    provided" is a statement about the context, not a remark of this kind. The writer's own reasoning and summing up
+    before the fact ("we can conclude that", "To summarize,") tell no fact either."""
     return sorted([(m.start(), m.end()) for m in _REMARK.finditer(text)
                    if not _PLACE_BEFORE.search(text, max(0, m.start() - 12), m.start())]  # a bounded look back
-                  + [(m.start(), m.end()) for m in _REASONING.finditer(text)])
+                  + [(m.start(), m.end()) for m in _REASONING.finditer(text)]
+                  + [(m.start(), m.end()) for m in _SUMMING_UP.finditer(text)])
 
 
 _REPORTING = (r"(?:provide|mention|contain|specify|include|say|state|give|offer|discuss|address|describe|explain|"
