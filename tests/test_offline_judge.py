@@ -403,6 +403,21 @@ def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     assert era.claims[0].verdict is Verdict.ENTAILED, era.claims[0].rationale
 
 
+def test_a_name_the_context_has_in_another_form_far_from_the_claim_is_no_unknown_name():
+    """An unknown name decides alone only when the context has it nowhere: 'Latvia' where the context says 'Latvian'
+    five sentences before the claim's evidence was "the sentences nearest to the claim do not mention 'Latvia' (the
+    context does, elsewhere)" and still flagged as unknown (faithbench, ragtruth's 'Somalia'); a name found nowhere
+    still is."""
+    context = ("Ilze Zebolde is Latvian. She met Pablo Mandado in Manchester. The couple quit their restaurant jobs in "
+               "2013. They set off by bicycle from London. Their route took them through France and Italy. "
+               "They crossed Turkey and Georgia on the way east.")
+    known = audit(context, "The couple from Latvia crossed Turkey and Georgia.").claims[0]
+    assert known.verdict is Verdict.ENTAILED, known.rationale
+    unknown = audit(context, "The couple from Vanuatu crossed Turkey and Georgia.").claims[0]
+    assert unknown.verdict is Verdict.BASELESS
+    assert unknown.rationale == "the context does not mention 'Vanuatu'"
+
+
 def test_a_region_the_context_gives_the_place_another_is_still_checked():
     """Where the context names a state, one the claim adds after a place is not taken as mere location: 'Eugene, Texas'
     beside 'Eugene, Oregon' is contradicted, and beside 'Eugene lies in Oregon' it is a name the context lacks."""

@@ -89,4 +89,6 @@ __version__ = "0.1.0"
 # 57: a state's AP abbreviation ('Calif.') names it: 'Santa Clara County, CA' and 'California' are found beside it.
 # 58: a claim half or more of whose content weight is unsupported is marked whole, not word by word.
 # 59: the writer's reasoning before a fact ('we can conclude that', 'it appears that') is no word of the fact.
-METHOD_REVISION = 59
+# 60: the writer summing up ('to summarize,', 'in conclusion:') is no word of the fact; a name or figure the context
+#     has in another form, far from the claim ('Latvian' for 'Latvia'), is no unknown name that decides alone.
+METHOD_REVISION = 60

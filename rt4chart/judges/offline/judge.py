@@ -210,6 +210,7 @@ class OfflineJudge(Judge):
         acronym_ok = _acronym_supported(tokens, index)
         unsupported: list[Token] = []
         hard_missing: list[Token] = []
+        everywhere: Optional[EvidencePool] = None  # the whole context: gathered when a claim has an unknown name or figure
         weight_total = weight_missing = 0.0
         for t in content:
             w = self._weight(t, initial=_sentence_initial(t, claim, audit.answer))
@@ -218,12 +219,15 @@ class OfflineJudge(Judge):
                 continue
             unsupported.append(t)
             weight_missing += w
-            if t.number is not None and not index.states_figure(t) and not self._soft(t):
-                hard_missing.append(t)
-            elif (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
-                  and t.lower not in index.all_lowers and t.stem not in index.vocabulary
-                  and not self._names_no_new_thing(t, tokens, audit)):
-                hard_missing.append(t)
+            unknown = ((t.number is not None and not index.states_figure(t) and not self._soft(t))
+                       or (t.capitalized and t.number is None and not _sentence_initial(t, claim, audit.answer)
+                           and t.lower not in index.all_lowers and t.stem not in index.vocabulary
+                           and not self._names_no_new_thing(t, tokens, audit)))
+            if unknown:  # ... unless the context has it in another form ('Latvian' for 'Latvia'), far from the claim
+                if everywhere is None:
+                    everywhere = EvidencePool(index, list(range(len(index))), question, cfg.prefix_match)
+                if not everywhere.supports(t):
+                    hard_missing.append(t)
         ratio = weight_missing / weight_total
         idf = [index.idf.get(t.stem, index.default_idf) for t in content]
         missing_ids = {id(t) for t in unsupported}
