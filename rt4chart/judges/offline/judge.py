@@ -226,6 +226,7 @@ class OfflineJudge(Judge):
             if unknown:  # ... unless the context has it in another form ('Latvian' for 'Latvia'), far from the claim
                 if everywhere is None:
                     everywhere = EvidencePool(index, list(range(len(index))), question, cfg.prefix_match)
+                    everywhere.mark_restated(tokens, mine)  # '74°C' where the context says '165°F'
                 if not everywhere.supports(t):
                     hard_missing.append(t)
         ratio = weight_missing / weight_total
