@@ -15,6 +15,32 @@ def claims_of(answer: str) -> list[str]:
     return [c.text for c in claims]
 
 
+@pytest.mark.parametrize("answer, pieces", [
+    ("Despite being convicted of a misdemeanor charge, Finn was not forced to spend time in jail.",
+     ["Despite being convicted of a misdemeanor charge", "Finn was not forced to spend time in jail."]),
+    ("While the ACLU is satisfied with the new policy, it wants hearings before a judge.",
+     ["While the ACLU is satisfied with the new policy", "it wants hearings before a judge."]),
+    ("Despite the rain, the match went ahead as planned.", ["Despite the rain, the match went ahead as planned."]),
+    ("The match went ahead despite the rain, as planned.", ["The match went ahead despite the rain, as planned."]),
+])
+def test_a_concessive_clause_before_the_main_one_is_a_fact_of_its_own(answer, pieces):
+    """"Despite X, Y" and "While X, Y" state X and Y: each is checked, so that the context's "the ACLU isn't
+    satisfied" contradicts the first; a clause too short to check ('Despite the rain') stays with the main one."""
+    assert claims_of(answer) == pieces
+
+
+def test_the_conceded_fact_is_checked_on_its_own():
+    from rt4chart import audit
+    from rt4chart.core.types import Verdict
+
+    context = ("But the ACLU isn't satisfied with the government's new policy, outlined in documents filed Monday. "
+               "The ACLU wants hearings before a judge for everyone on the list.")
+    conceded, main = audit(context, "While the ACLU is satisfied with the new policy, it wants hearings before a "
+                                    "judge for everyone on the list.").claims
+    assert conceded.verdict is Verdict.CONTRADICTED, conceded.rationale
+    assert main.verdict is Verdict.ENTAILED, main.rationale
+
+
 @pytest.mark.parametrize("label", ["Essential Amino Acids:", "**Pros:**", "## Side effects", "Differences:",
                                    "Here is a concise summary of the passage:", "1. Benefits:"])
 def test_a_heading_or_list_label_is_no_claim(label):

@@ -1,6 +1,7 @@
 """Rule-based decomposition of an answer into clause-level claims with exact spans.
 
-Clauses are cut at semicolons and at a comma followed by a coordinating or relative word.
+Clauses are cut at semicolons, at a comma followed by a coordinating or relative word, and after a concessive
+clause that opens the sentence ("Despite X, Y", "While X, Y").
 The cut never crosses a negation or number: each claim is a verbatim piece of the answer, so its
 qualifiers (not, only, 3.5 million, in 2019) stay inside it. Sentences that assert nothing about
 the subject (questions, greetings, remarks about the passages themselves, headings and list labels) are not
@@ -18,6 +19,9 @@ _CUT = re.compile(
     r"|\s+(?=(?:but|whereas)\b)",
     re.IGNORECASE,
 )
+# A sentence that opens with a concessive clause ("Despite being convicted of a misdemeanor charge, Finn was not
+# forced …") states two facts: the clause is cut at its comma.
+_LEADING = re.compile(r"^\W*(?:despite|although|though|even though|while|whereas)\b[^,;.]{3,200}?(,\s+)", re.IGNORECASE)
 _MIN_WORDS = 4
 _WORD = re.compile(r"\w+")
 _SOURCE = r"(?:passages?|context|documents?|sources?|information|text|articles?|data|search results?)"
@@ -89,10 +93,14 @@ def split_clauses(answer: str, sentence: Sentence) -> list[tuple[int, int]]:
     """Character ranges of the clauses of one sentence; short pieces stay with their neighbour."""
     pieces: list[tuple[int, int]] = []
     cursor = sentence.start
-    for match in _CUT.finditer(sentence.text):
-        cut = sentence.start + match.start()
-        pieces.append((cursor, cut))
-        cursor = sentence.start + match.end()
+    leading = _LEADING.match(sentence.text)
+    cuts = sorted([(m.start(), m.end()) for m in _CUT.finditer(sentence.text)]
+                  + ([leading.span(1)] if leading else []))
+    for a, b in cuts:
+        if sentence.start + a < cursor:
+            continue
+        pieces.append((cursor, sentence.start + a))
+        cursor = sentence.start + b
     pieces.append((cursor, sentence.end))
     merged: list[tuple[int, int]] = []
     for start, end in pieces:
