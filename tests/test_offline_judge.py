@@ -347,6 +347,31 @@ def test_a_figure_stands_for_a_figure_that_counts_the_same_thing():
     assert _slot_filled("Sales rose twice in May, to 40 units.", "Sales rose 26 units in May.", "26") == ("26", "40")
 
 
+@pytest.mark.parametrize("text, count", [("she is out of a coma", 1), ("the book is out of print", 1),
+                                         ("one out of five patients", 0), ("3 out of 4 doctors", 0),
+                                         ("a boat made out of wood", 0), ("she is no longer in a coma", 1)])
+def test_out_of_denies_being_in_but_counts_and_materials_deny_nothing(text, count):
+    assert negation_count(tokenize(text)) == count
+
+
+def test_but_not_denies_the_verb_of_the_clause_before_and_rather_than_asserts_what_comes_first():
+    """"Finn was convicted of one count but not a misdemeanor charge" leaves out the verb it denies: a claim that he was
+    convicted of a misdemeanor charge is contradicted (ragtruth). What follows 'rather than' is not asserted, so
+    "private individuals rather than public figures" agrees with "private individuals, and not public figures", and
+    "residential rather than commercial property" with "residential property"."""
+    denied = audit("Finn was convicted of one count but not a misdemeanor charge he'd also faced.",
+                   "Despite being convicted of a misdemeanor charge, Finn kept his post as bishop.").claims[0]
+    assert denied.verdict is Verdict.CONTRADICTED, denied.rationale
+    for context, answer in [("The members of the fraternity will likely be considered private individuals, and not "
+                             "public figures.", "The members of the fraternity are likely considered private "
+                                                "individuals rather than public figures."),
+                            ("The legislation would reclassify these nursing homes as residential property.",
+                             "The legislation would reclassify nursing homes as residential rather than commercial "
+                             "property.")]:
+        claim = audit(context, answer).claims[0]
+        assert claim.verdict is not Verdict.CONTRADICTED, claim.rationale
+
+
 def test_a_negated_stopping_verb_says_the_thing_goes_on():
     """'hasn't stopped ringing' says what 'has been ringing' says: no negation flip (it was contradicted); a stop that
     is not about something going on still negates."""
@@ -581,6 +606,9 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     # faithbench: 'failed in its bid to host' denies the hosting, not the bid
     ("Eugene failed last November in its bid to host the 2019 event, which was instead awarded to Doha.",
      "Eugene had previously bid for the 2019 event."),
+    # faithbench: 'out of a coma' says what 'no longer in a coma' does
+    ("Though the singer is no longer in a medically induced coma, she remains unresponsive.",
+     "Despite being out of a medically induced coma, she remains unresponsive."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is

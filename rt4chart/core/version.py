@@ -91,4 +91,7 @@ __version__ = "0.1.0"
 # 59: the writer's reasoning before a fact ('we can conclude that', 'it appears that') is no word of the fact.
 # 60: the writer summing up ('to summarize,', 'in conclusion:') is no word of the fact; a name or figure the context
 #     has in another form, far from the claim ('Latvian' for 'Latvia'), is no unknown name that decides alone.
-METHOD_REVISION = 60
+# 61: a concessive clause that opens a sentence ('Despite X, Y', 'While X, Y') is a claim of its own; for the
+#     negation check, 'out of' (a coma, print) denies being in it, 'but not X' denies the verb of the clause before,
+#     and a clause starts at 'rather than'.
+METHOD_REVISION = 61

@@ -352,9 +352,16 @@ def negation_count(tokens: list[Token], unasserted: frozenset[int] = frozenset()
             unthinkable = False
         elif t.is_negation:
             count += not _idiom_after(tokens, i)
-        elif t.lower in _NEGATING_WORDS:
+        elif t.lower in _NEGATING_WORDS or _out_of(tokens, i):
             count += 1
     return count
+
+
+def _out_of(tokens: list[Token], i: int) -> bool:
+    """'out of' where it says 'not in' ('out of a coma', 'out of stock'), not where it says what from or how many
+    ('made out of wood', 'one out of five')."""
+    return (tokens[i].lower == "out" and i + 1 < len(tokens) and tokens[i + 1].lower == "of"
+            and not (i and (tokens[i - 1].number is not None or tokens[i - 1].lower in ("one", "made", "built", "carved"))))
 
 
 _CONDITIONS = frozenset("if unless until whether when whenever".split())
@@ -409,13 +416,24 @@ _CLAUSE_WORDS = frozenset("but while although though whereas however yet and whi
 
 
 def clauses(tokens: list[Token], text: str) -> list[list[Token]]:
-    """Tokens grouped into clauses: a new clause starts after , ; : ( ) or a dash, or at but/while/and/which..."""
+    """Tokens grouped into clauses: a new clause starts after , ; : ( ) or a dash, at but/while/and/which..., or at
+    'rather than' (what follows it is not asserted: "residential rather than commercial property")."""
     groups: list[list[Token]] = []
-    for t in tokens:
-        if not groups or t.lower in _CLAUSE_WORDS or any(ch in ",;:()-\u2013\u2014" for ch in text[groups[-1][-1].end:t.start]):
+    for i, t in enumerate(tokens):
+        if (not groups or t.lower in _CLAUSE_WORDS or any(ch in ",;:()-\u2013\u2014" for ch in text[groups[-1][-1].end:t.start])
+                or (t.lower == "rather" and i + 1 < len(tokens) and tokens[i + 1].lower == "than")):
             groups.append([])
         groups[-1].append(t)
     return groups
+
+
+def with_gapped(groups: list[list[Token]]) -> list[list[Token]]:
+    """`clauses`' groups, and each clause that opens with 'not' after 'but', 'and' or 'yet' ("Finn was convicted of one
+    count | but not a misdemeanor charge") once more joined to the clause before it, whose verb it leaves out: the
+    joined clause says "not convicted of a misdemeanor charge"."""
+    joined = [groups[i - 1] + group for i, group in enumerate(groups)
+              if i and len(group) > 1 and group[0].lower in ("but", "and", "yet") and group[1].lower == "not"]
+    return groups + joined
 
 
 _EXCEPTIONS = {"except": (), "other": ("than",), "apart": ("from",), "aside": ("from",), "save": ("for",)}

@@ -53,6 +53,7 @@ from rt4chart.text.lexicon import (
     starts_sentence,
     state_named,
     tokenize,
+    with_gapped,
 )
 from rt4chart.text.measures import Measure, measures, restated
 
@@ -448,7 +449,7 @@ class OfflineJudge(Judge):
         """The best-matching pair of claim clause and evidence clause disagree on negation (odd count); a negation
         under a condition ('if …', 'until …') asserts nothing and is not counted."""
         best, best_key = None, (0.0, 0)
-        for theirs in (part for clause in clauses(index.tokens[sentence_id], index.sentences[sentence_id].text)
+        for theirs in (part for clause in with_gapped(clauses(index.tokens[sentence_id], index.sentences[sentence_id].text))
                        for part in outside_exceptions(clause)):
             their_stems = {t.stem for t in theirs if t.is_content and t.number is None}
             for ours in claim_clauses:
