@@ -372,6 +372,14 @@ def test_but_not_denies_the_verb_of_the_clause_before_and_rather_than_asserts_wh
         assert claim.verdict is not Verdict.CONTRADICTED, claim.rationale
 
 
+def test_a_century_told_by_its_hundreds_supports_its_ordinal():
+    context = "The Industrial Revolution occurred between the late 1700s and the early 1900s, starting in Britain."
+    same = audit(context, "The Industrial Revolution occurred between the late 18th and early 20th centuries.").claims[0]
+    assert same.verdict is Verdict.ENTAILED, same.rationale
+    other = audit(context, "The Industrial Revolution occurred between the late 16th and early 17th centuries.")
+    assert other.claims[0].verdict is not Verdict.ENTAILED
+
+
 def test_a_negated_stopping_verb_says_the_thing_goes_on():
     """'hasn't stopped ringing' says what 'has been ringing' says: no negation flip (it was contradicted); a stop that
     is not about something going on still negates."""

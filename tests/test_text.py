@@ -74,6 +74,8 @@ def test_a_stride_larger_than_the_window_is_refused():
     ("two centuries", [200 * 365.2425]),
     ("the second year", []),      # an ordinal, not a count of seconds
     ("the first year", []),       # no figure
+    ("the 19th century", []),     # an ordinal century, not nineteen centuries
+    ("the 3rd day", []),
 ])
 def test_durations_are_read_as_days(text, days):
     assert [round(d.value, 6) for d in durations(tokenize(text))] == [round(x, 6) for x in days]
@@ -128,6 +130,18 @@ def test_money_a_lower_case_letter_and_a_bare_number_are_no_physical_quantity(te
     ("8 kg", "5 miles", False),     # another kind
 ])
 def test_a_physical_quantity_restates_one_in_another_unit_within_its_rounding(mine, theirs, same):
+    assert bool(restated(measures(tokenize(mine)), measures(tokenize(theirs)))) is same
+
+
+@pytest.mark.parametrize("mine, theirs, same", [
+    ("between the late 18th and early 20th centuries", "between the late 1700s and the early 1900s", True),
+    ("in the 19th century", "in the 1800s", True),
+    ("in the 19th century", "in the 1900s", False),
+    ("in the 1990s", "in the 20th century", False),  # a decade, not a century
+])
+def test_a_century_by_its_ordinal_restates_it_by_its_hundreds(mine, theirs, same):
+    """RAGTruth's annotators marked "the late 18th and early 20th centuries" as conflicting with "the late 1700s and
+    the early 1900s": the two name the same years."""
     assert bool(restated(measures(tokenize(mine)), measures(tokenize(theirs)))) is same
 
 

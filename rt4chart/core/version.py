@@ -94,4 +94,6 @@ __version__ = "0.1.0"
 # 61: a concessive clause that opens a sentence ('Despite X, Y', 'While X, Y') is a claim of its own; for the
 #     negation check, 'out of' (a coma, print) denies being in it, 'but not X' denies the verb of the clause before,
 #     and a clause starts at 'rather than'.
-METHOD_REVISION = 61
+# 62: a century by its ordinal restates it by its hundreds ('18th century' / '1700s'); an ordinal counts no duration
+#     ('the 19th century' is not nineteen centuries).
+METHOD_REVISION = 62

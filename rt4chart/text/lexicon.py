@@ -638,6 +638,11 @@ _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}
 _DIGIT_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)
 
 
+def is_ordinal(t: Token) -> bool:
+    """A figure written as an ordinal ('8th', '21st'): a rank, not a count."""
+    return t.number is not None and _DIGIT_ORDINAL.fullmatch(t.text) is not None
+
+
 def other_ordinal(t: Token) -> Optional[str]:
     """The same ordinal in its other spelling, lower-case: 'eighth' for '8th', '8th' for 'Eighth' (1 to 20), else
     None. The two say the same figure ('quit in the 8th round' / 'in the eighth round')."""

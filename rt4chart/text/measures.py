@@ -7,6 +7,8 @@
   "a fifth", "one in four", "1 out of 5".
 - Physical quantities: a number and its unit of temperature, length, area, mass, volume or speed: "350°F",
   "175 degrees Celsius", "5 miles", "8 km", "2,000 acres", "10 lb", "1.5 litres", "60 mph".
+- Centuries: by their ordinal ("the 18th century", "the late 18th and early 20th centuries") or their hundreds
+  ("the 1700s"), as the year they start.
 
 Two phrases of one kind written in different units name the same figure when their values agree: durations
 within 2% ("30 days" is "a month", "four weeks" is not), a percentage and a fraction within the percentage's
@@ -22,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
-from rt4chart.text.lexicon import Token, stem
+from rt4chart.text.lexicon import Token, is_ordinal, stem
 
 DAYS, SHARE = "days", "share"
 _YEAR = 365.2425
@@ -79,12 +81,12 @@ def _singular(word: str, table: dict) -> Optional[str]:
 
 
 def _count(tokens: Sequence[Token], i: int) -> Optional[float]:
-    """The quantity token `i` stands for ('six', '1.5', 'a', 'one'), or None."""
+    """The quantity token `i` stands for ('six', '1.5', 'a', 'one'), or None: an ordinal ('19th') counts nothing."""
     if i < 0:
         return None
     t = tokens[i]
     if t.number is not None:
-        return t.number
+        return None if is_ordinal(t) else t.number
     return 1.0 if t.lower in _ONE else None
 
 
@@ -242,8 +244,34 @@ def may_hold(stems: Iterable[str]) -> bool:
     return False
 
 
+CENTURY = "century"
+_CENTURY_WORDS = frozenset(("century", "centuries"))
+_BETWEEN_CENTURIES = frozenset(("and", "or", "to", "through", "early", "late", "mid", "middle", "the"))
+
+
+def centuries(tokens: Sequence[Token]) -> list[Measure]:
+    """Every century named by its ordinal ('the 18th century', '18th and early 20th centuries') or by its hundreds
+    ('the 1700s'), as the year it starts: '18th century' and '1700s' are one figure."""
+    found: list[Measure] = []
+    for j, t in enumerate(tokens):
+        if t.number is None:
+            continue
+        after = tokens[j + 1] if j + 1 < len(tokens) else None
+        if (after is not None and after.lower == "s" and after.start == t.end and not is_ordinal(t)
+                and t.number % 100 == 0 and 100 <= t.number <= 2100):
+            found.append(Measure(j, j + 1, CENTURY, t.number, "hundreds"))                  # the 1700s
+        elif is_ordinal(t) and 1 <= t.number <= 21:
+            k = j + 1
+            while k < len(tokens) and k - j <= 4 and (tokens[k].lower in _BETWEEN_CENTURIES or is_ordinal(tokens[k])):
+                k += 1
+            if k < len(tokens) and tokens[k].lower in _CENTURY_WORDS:
+                last = k if k == j + 1 else j                                                # 18th century; 18th and 20th centuries
+                found.append(Measure(j, last, CENTURY, (t.number - 1) * 100, "ordinal"))
+    return found
+
+
 def measures(tokens: Sequence[Token]) -> list[Measure]:
-    return durations(tokens) + shares(tokens) + quantities(tokens)
+    return durations(tokens) + shares(tokens) + quantities(tokens) + centuries(tokens)
 
 
 def restated(mine: Sequence[Measure], theirs: Sequence[Measure]) -> set[int]:
