@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rt4chart.auditing.pipeline import audit  # noqa: E402
-from rt4chart.evaluation.metrics import gold_span_counts  # noqa: E402
+from rt4chart.evaluation.metrics import touches_gold_span  # noqa: E402
 from rt4chart.judges.base import Judgement  # noqa: E402
 from rt4chart.judges.model.judge import HybridJudge, ModelSettings  # noqa: E402
 
@@ -50,10 +50,6 @@ class RecordingFusion(HybridJudge):
         return lexical
 
 
-def _touches(spans, gold: list[dict]) -> bool:
-    return any(gold_span_counts(g) and s < g["end"] and g["start"] < e for s, e in spans for g in gold)
-
-
 def record(judge: RecordingFusion, gold: dict, name: str) -> dict:
     judge.recorded = {}
     meta = gold.get("meta") or {}
@@ -62,7 +58,7 @@ def record(judge: RecordingFusion, gold: dict, name: str) -> dict:
     for result in report.claims:
         spans = [(s.start, s.end) for s in result.claim.spans]
         if gold.get("span_annotated"):
-            label = _touches(spans, gold.get("spans") or [])
+            label = touches_gold_span(spans, gold.get("spans") or [])
         elif not gold["hallucinated"]:
             label = False
         else:

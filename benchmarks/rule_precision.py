@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from rt4chart.auditing.pipeline import audit  # noqa: E402
 from rt4chart.core.types import Verdict  # noqa: E402
-from rt4chart.evaluation.metrics import gold_span_counts  # noqa: E402
+from rt4chart.evaluation.metrics import touches_gold_span  # noqa: E402
 from rt4chart.judges.offline.judge import OfflineJudge  # noqa: E402
 
 DEV = ("ragtruth", "faithbench", "halueval_qa")
@@ -42,10 +42,6 @@ class RuleRecorder(OfflineJudge):
         results = super().verify_global(claims, hints, audit_input, usage)
         self.rules.update({cid: (j.rule, j.verdict) for cid, j in results.items()})
         return results
-
-
-def _touches(spans: list[tuple[int, int]], gold: list[dict]) -> bool:
-    return any(gold_span_counts(g) and s < g["end"] and g["start"] < e for s, e in spans for g in gold)
 
 
 def count(name: str, path: Path) -> dict[str, Counter]:
@@ -69,7 +65,7 @@ def count(name: str, path: Path) -> dict[str, Counter]:
             rules.add(rule)
             if gold.get("span_annotated"):
                 tally["claims"][rule] += 1
-                tally["in_gold"][rule] += _touches([(s.start, s.end) for s in result.claim.spans], gold.get("spans") or [])
+                tally["in_gold"][rule] += touches_gold_span([(s.start, s.end) for s in result.claim.spans], gold.get("spans") or [])
         if len(rules) == 1:
             [rule] = rules
             tally["answers"][rule] += 1

@@ -53,3 +53,14 @@ def test_judge_disagreements_count_the_claims_each_judge_flags_alone(tmp_path):
     assert "| only one flags it | 1 | 1 | 1.000 |" in rows     # the contradiction on the gold span
     assert "| only two flags it | 2 | 1 | 0.500 |" in rows     # a one-claim answer takes the answer's label
     assert "| neither flags it | 0 | 0 | – |" in rows
+
+
+def test_a_claim_touches_a_gold_span_that_counts_by_overlap_not_by_adjacency():
+    from rt4chart.evaluation.metrics import touches_gold_span
+
+    conflict, benign = {"start": 33, "end": 43, "label": "Evident Conflict"}, {"start": 0, "end": 26, "label": "Benign"}
+    assert touches_gold_span([(27, 49)], [conflict])
+    assert not touches_gold_span([(43, 49)], [conflict])  # ends are exclusive: a claim right after it
+    assert not touches_gold_span([(0, 26)], [benign])     # a benign span is no hallucination (lenient)
+    assert not touches_gold_span([(27, 49)], [{**conflict, "counts_in": ["strict"]}])
+    assert touches_gold_span([(27, 49)], [{**conflict, "counts_in": ["strict"]}], setting="strict")

@@ -43,6 +43,13 @@ def gold_span_counts(span: Mapping, setting: str = "lenient") -> bool:
     return span.get("label") != "Benign"
 
 
+def touches_gold_span(spans: Iterable[tuple[int, int]], gold: Iterable[Mapping], setting: str = "lenient") -> bool:
+    """Whether any of `spans` ((start, end) in the answer) overlaps a gold span that counts: a claim's label in the
+    claim-level studies of benchmarks/ (fusion_signals.py, rule_precision.py)."""
+    gold = [g for g in gold if gold_span_counts(g, setting)]
+    return any(s < g["end"] and g["start"] < e for s, e in spans for g in gold)
+
+
 @dataclass
 class Scores:
     """Confusion counts and character counts; the ratios derive from them."""
