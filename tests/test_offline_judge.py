@@ -617,6 +617,11 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     # faithbench: 'out of a coma' says what 'no longer in a coma' does
     ("Though the singer is no longer in a medically induced coma, she remains unresponsive.",
      "Despite being out of a medically induced coma, she remains unresponsive."),
+    # 'out of' under a condition is as unasserted as "cannot" there: the shop is not said to lack the item
+    ("Customers get a refund when the shop is out of the item they ordered.",
+     "Customers get a refund for the item they ordered from the shop."),
+    ("Customers get a refund when the shop cannot deliver the item they ordered.",
+     "Customers get a refund for the item they ordered from the shop."),
 ])
 def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answer):
     """'If soap can't get them clean' and 'until no longer pink' assert no negative fact, 'not the only' is

@@ -96,4 +96,6 @@ __version__ = "0.1.0"
 #     and a clause starts at 'rather than'.
 # 62: a century by its ordinal restates it by its hundreds ('18th century' / '1700s'); an ordinal counts no duration
 #     ('the 19th century' is not nineteen centuries).
-METHOD_REVISION = 62
+# 63: 'out of' under a condition is unasserted like any other negation there ('a refund when the shop is out of
+#     the item' says the shop is out of nothing).
+METHOD_REVISION = 63

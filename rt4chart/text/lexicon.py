@@ -309,9 +309,11 @@ def _words(text: str) -> Iterator[tuple[re.Match, bool]]:
 _NEGATING_WORDS = frozenset("fail fails failed failing refuse refuses refused refusing refusal refusals".split())
 
 
-def _denies(t: Token) -> bool:
-    """A negation word ('not', "didn't") or a verb of failing or refusing."""
-    return t.is_negation or t.lower in _NEGATING_WORDS
+def _denies(tokens: list[Token], i: int) -> bool:
+    """The token at `i` is a negation word ('not', "didn't"), a verb of failing or refusing, or the 'out' of an
+    'out of' that says 'not in' ('out of stock'): what `negation_count` counts, idioms aside."""
+    t = tokens[i]
+    return t.is_negation or t.lower in _NEGATING_WORDS or _out_of(tokens, i)
 
 _UNTHINKABLE = frozenset("unthinkable inconceivable unimaginable impossible".split())
 
@@ -378,7 +380,7 @@ def conditional_negations(tokens: list[Token], text: str) -> frozenset[int]:
             condition = None
         if t.lower in _CONDITIONS:
             condition = t.end
-        elif condition is not None and _denies(t) and not _if_not_for(tokens, i):
+        elif condition is not None and _denies(tokens, i) and not _if_not_for(tokens, i):
             out.add(t.start)
     return frozenset(out)
 
@@ -391,7 +393,7 @@ def denied_elsewhere(tokens: list[Token], other: list[Token], shared: set[str]) 
     to host', 'failed in an attempt to climb'), a verb not among the `shared` stems, where the `other` clause
     denies nothing: the attempt was made ("Eugene failed in its bid to host the 2019 event" does not deny that
     Eugene bid for it, and still denies that it hosted it; "failed to progress" still denies "advanced")."""
-    if any(_denies(t) for t in other):
+    if any(_denies(other, j) for j in range(len(other))):
         return frozenset()
     out: set[int] = set()
     for i, t in enumerate(tokens):
