@@ -409,6 +409,33 @@ def test_a_figure_that_counts_what_the_context_counts_with_another_is_contradict
     assert kinds.claims[0].verdict is not Verdict.CONTRADICTED
 
 
+def test_a_whole_said_of_what_the_context_says_of_a_part_is_contradicted():
+    """'Five out of six people were injured by broken glass': the claim that six were is wrong though the context
+    gives 'six' (faithbench's annotators mark it). What the context says of all six ('six people were hurt'), a
+    part's own figure, a part named as such ('one of only five men') and a whole with nothing of the part's said
+    of it ('through 16 countries') are no contradiction."""
+    context = ("Six people were hurt after an explosion at a chemical plant in Fujian province. "
+               "Five out of six people were injured by broken glass and have been sent to the hospital.")
+    report = audit(context, "Six people were injured by broken glass and taken to the hospital.")
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED, claim.rationale
+    assert claim.rationale == "the context says it of 'Five out of six people', not of 'Six people'"
+    assert [report.answer[s.start:s.end] for s in claim.hallucinated_spans] == ["Six people"]
+    for answer in ["Five people were injured by broken glass and taken to the hospital.",
+                   "Six people were hurt after an explosion at a chemical plant.",
+                   "Five of the six people were injured by broken glass."]:
+        assert audit(context, answer).claims[0].verdict is Verdict.ENTAILED, answer
+    golf = audit("Nicklaus is one of five men to complete the career grand slam of all four majors.",
+                 "Nicklaus is one of only five men to complete the career grand slam.")
+    assert golf.claims[0].verdict is Verdict.ENTAILED, golf.claims[0].rationale
+    trip = audit("Bosnia was one of the 16 countries the couple crossed on their bikes.",
+                 "The couple crossed 16 countries on their bikes.")
+    assert trip.claims[0].verdict is not Verdict.CONTRADICTED, trip.claims[0].rationale
+    which = audit("Two of the 16 countries they crossed on their bikes were Bosnia and Serbia.",
+                  "The 16 countries they crossed on their bikes included Bosnia and Serbia.")
+    assert which.claims[0].verdict is not Verdict.CONTRADICTED, which.claims[0].rationale
+
+
 def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     """'Eugene, Oregon' where the context says 'Eugene' adds where Eugene lies (faithbench's annotators mark it benign),
     'Tulsa County' what kind of place Tulsa names; a region named on its own is still a name the context lacks."""

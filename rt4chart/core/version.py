@@ -98,4 +98,6 @@ __version__ = "0.1.0"
 #     ('the 19th century' is not nineteen centuries).
 # 63: 'out of' under a condition is unasserted like any other negation there ('a refund when the shop is out of
 #     the item' says the shop is out of nothing).
-METHOD_REVISION = 63
+# 64: a whole said of what the context says of a part is contradicted ('six people were injured by broken glass'
+#     beside 'five out of six people were injured by broken glass').
+METHOD_REVISION = 64

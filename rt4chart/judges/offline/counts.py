@@ -1,11 +1,13 @@
 """A figure that counts what the context counts with another figure: 'Four alleged attackers were killed' beside
 'Three of the alleged attackers were killed'. The figure check asks only whether the context gives the claim's
 figure at all, and this context does ('four militants crossed into the area'); what it never does is count the
-alleged attackers as four."""
+alleged attackers as four. Likewise a whole said of what the context says of a part: 'Six people were injured by
+broken glass' beside 'five out of six people were injured by broken glass'."""
 from __future__ import annotations
 
 from typing import Optional
 
+from rt4chart.core.types import Span
 from rt4chart.text.lexicon import Token
 
 _SKIPPED = frozenset(("of", "the"))
@@ -54,3 +56,72 @@ def recount(claim: list[tuple[Token, tuple[str, ...]]], sentences: list[list[tup
             if other == words and theirs.number != mine.number and _kind(theirs) == _kind(mine):
                 return mine, theirs
     return None
+
+
+_PARTITIVE_DETERMINERS = frozenset(("the", "these", "those", "its", "their"))
+_CLAUSE_END = ",;:()"
+# 'one of the 16 countries (that) they crossed': what follows the thing tells which things, not what the part did
+_RELATIVE_STARTS = frozenset("that which who whom whose the a an they he she we i you it his her our my".split())
+_SHARED_PREDICATE = 2
+
+
+def _predicate(tokens: list[Token], start: int, text: str) -> set[str]:
+    """The content stems from `start` to the end of its clause (a comma, semicolon, colon or bracket ends it)."""
+    out: set[str] = set()
+    for j in range(start, len(tokens)):
+        if j > start and any(ch in _CLAUSE_END for ch in text[tokens[j - 1].end:tokens[j].start]):
+            break
+        if tokens[j].is_content and tokens[j].number is None:
+            out.add(tokens[j].stem)
+    return out
+
+
+def partitives(tokens: list[Token], text: str) -> list[tuple[Token, Token, Token, set[str]]]:
+    """Each 'X out of N things …' or 'X of the N things …' ('five out of six people were injured by broken glass'):
+    the part, the whole, the thing counted and the content stems of what is said of the part; not where a relative
+    clause tells which things ('one of the 16 countries they crossed')."""
+    found = []
+    for i, t in enumerate(tokens):
+        if t.number is None or i + 3 >= len(tokens):
+            continue
+        j = i + 1
+        if tokens[j].lower == "out":
+            j += 1
+        if tokens[j].lower != "of":
+            continue
+        j += 1
+        if tokens[j].lower in _PARTITIVE_DETERMINERS:
+            j += 1
+        if (j + 2 < len(tokens) and tokens[j].number is not None and tokens[j + 1].is_content
+                and tokens[j + 1].number is None and tokens[j + 2].lower not in _RELATIVE_STARTS):
+            found.append((t, tokens[j], tokens[j + 1], _predicate(tokens, j + 2, text)))
+    return found
+
+
+def whole_for_part(claim: list[Token], claim_text: str, sentence: list[Token], sentence_text: str,
+                   others: list[tuple[list[Token], str]]) -> Optional[tuple[str, str, Span]]:
+    """(the claim's words for the whole, the sentence's for the part, the claim's span) where the claim says of all
+    N things what `sentence` says of X of them: the claim gives the whole's figure to the same thing, not as a part
+    of its own ('one of only five men'), and says of it at least two of the content words the sentence says of the
+    part, while no sentence of `others` (the rest of the context) says those words of the whole."""
+    for part, whole, thing, said in partitives(sentence, sentence_text):
+        for i, t in enumerate(claim):
+            if (t.number != whole.number or i + 1 >= len(claim) or claim[i + 1].stem != thing.stem
+                    or any(u.lower == "of" for u in claim[max(0, i - 3):i])):
+                continue
+            shared = _predicate(claim, i + 2, claim_text) & said
+            if len(shared) < _SHARED_PREDICATE:
+                continue
+            if any(_said_of_whole(tokens, text, whole, shared) for tokens, text in others):
+                continue
+            return (claim_text[t.start:claim[i + 1].end], sentence_text[part.start:thing.end],
+                    Span(start=t.start, end=claim[i + 1].end))
+    return None
+
+
+def _said_of_whole(tokens: list[Token], text: str, whole: Token, said: set[str]) -> bool:
+    """The sentence has all of `said` and the whole's figure, other than as the whole of a part of it."""
+    if not said <= {u.stem for u in tokens}:
+        return False
+    wholes = {id(w) for _, w, _, _ in partitives(tokens, text)}
+    return any(u.number == whole.number and id(u) not in wholes for u in tokens)

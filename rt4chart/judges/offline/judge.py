@@ -27,7 +27,7 @@ from rt4chart.judges.offline.context_checks import (
     names_nothing,
     slot_upgrade,
 )
-from rt4chart.judges.offline.counts import counted, recount
+from rt4chart.judges.offline.counts import counted, recount, whole_for_part
 from rt4chart.judges.offline.eras import eras, other_era
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.name_swaps import name_swap_check
@@ -414,6 +414,13 @@ class OfflineJudge(Judge):
                 figure, other = recounted
                 return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
                         f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])  # the words counted agree
+            parted = (whole_for_part(tokens, answer_text, index.tokens[sentence_id], index.sentences[sentence_id].text,
+                                     [(index.tokens[k], index.sentences[k].text) for k in range(len(index))
+                                      if k != sentence_id])
+                      if self.config.check_numbers and any(t.number is not None for t in content) else None)
+            if parted is not None:
+                ours, theirs, span = parted
+                return sentence_id, "figure", f"the context says it of '{theirs}', not of '{ours}'", [span]
             redated = (_against_evidence(eras, other_era, dated, their_eras, evidence, index, sentence_id)
                        if dated else None)
             if redated is not None:
