@@ -190,6 +190,19 @@ def test_a_pairs_probabilities_do_not_depend_on_what_is_read_beside_it():
 
 
 
+def test_pairs_read_on_several_lanes_get_the_probabilities_one_lane_gives_in_the_order_asked():
+    """With two or more threads, one single-threaded session per thread reads its share of the pairs (a pair read
+    alone leaves a second thread of one session mostly idle); each pair's probabilities and its place in the answer
+    are those of one session reading them all."""
+    pairs = [(f"The museum opened in {m} after {k} years of works. " * k, f"The museum opened in {m}.")
+             for k, m in ((1, "May"), (4, "March"), (9, "June"), (2, "April"), (6, "July"))]
+    premises, hypotheses = [p for p, _ in pairs], [h for _, h in pairs]
+    one, three = Checkpoint(str(FOLDER), threads=1), Checkpoint(str(FOLDER), threads=3)
+    assert (one.backend.lanes, three.backend.lanes) == (1, 3)
+    assert three.pair_probs(premises, hypotheses) == one.pair_probs(premises, hypotheses)
+    assert three.pair_probs(premises[:1], hypotheses[:1]) == one.pair_probs(premises[:1], hypotheses[:1])
+
+
 def test_a_rows_model_cost_is_the_same_whatever_the_process_read_before():
     """The judge remembers pairs across rows (a Dask worker, a pool process each have their own memory), so the
     cost a report states counts the pairs its audit asked for, not the ones this process happened to read."""
