@@ -436,6 +436,26 @@ def test_a_whole_said_of_what_the_context_says_of_a_part_is_contradicted():
     assert which.claims[0].verdict is not Verdict.CONTRADICTED, which.claims[0].rationale
 
 
+def test_a_figure_given_to_a_verb_the_context_counts_with_another_figure_is_contradicted():
+    """'Five people were infected and three died': the context gives 'five', to the infected; a claim that five
+    died is wrong (a ragtruth Evident Conflict). The claim that gives each figure its verb, the one that names the
+    three, and a part counted as such ('Five of the injured') are no contradiction."""
+    context = ("Five people were infected and three died in the past year in Kansas from listeria that might be "
+               "linked to Blue Bell Creameries products, according to the CDC.")
+    report = audit(context, "Five people in Kansas have died from listeriosis in the past year after eating Blue Bell "
+                            "products.")
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.CONTRADICTED, claim.rationale
+    assert claim.rationale == "the context counts this as 'three' where the claim says 'Five'"
+    assert [report.answer[s.start:s.end] for s in claim.hallucinated_spans] == ["Five"]
+    for answer in ["Five people in Kansas were infected with listeria in the past year, and three died.",
+                   "Three people in Kansas died from listeria in the past year."]:
+        assert audit(context, answer).claims[0].verdict is Verdict.ENTAILED, answer
+    glass = audit("Six people were hurt in the blast at the plant, and five of them were cut by broken glass.",
+                  "Five of the hurt were cut by broken glass in the blast.")
+    assert glass.claims[0].verdict is not Verdict.CONTRADICTED, glass.claims[0].rationale
+
+
 def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     """'Eugene, Oregon' where the context says 'Eugene' adds where Eugene lies (faithbench's annotators mark it benign),
     'Tulsa County' what kind of place Tulsa names; a region named on its own is still a name the context lacks."""

@@ -100,4 +100,6 @@ __version__ = "0.1.0"
 #     the item' says the shop is out of nothing).
 # 64: a whole said of what the context says of a part is contradicted ('six people were injured by broken glass'
 #     beside 'five out of six people were injured by broken glass').
-METHOD_REVISION = 64
+# 65: a figure given to a verb the context counts with another figure is contradicted ('five people have died'
+#     beside 'Five people were infected and three died').
+METHOD_REVISION = 65

@@ -125,3 +125,57 @@ def _said_of_whole(tokens: list[Token], text: str, whole: Token, said: set[str])
         return False
     wholes = {id(w) for _, w, _, _ in partitives(tokens, text)}
     return any(u.number == whole.number and id(u) not in wholes for u in tokens)
+
+
+_BETWEEN_COUNT_AND_VERB = frozenset("were was are is have has had been being people others more of them those who".split())
+
+
+def _counts_of_verbs(tokens: list[Token]) -> list[tuple[Token, str]]:
+    """Each figure with the verb it counts the doers or sufferers of, right after it ('three died', 'two others were
+    injured'): nothing but auxiliaries, 'people' or 'others' between them; not the whole of a part."""
+    found = []
+    for i, t in enumerate(tokens):
+        if t.number is None or _whole_of_part(tokens, i):
+            continue
+        j = i + 1
+        while j < len(tokens) and j <= i + 3 and tokens[j].lower in _BETWEEN_COUNT_AND_VERB:
+            j += 1
+        if j < len(tokens) and tokens[j].number is None and _looks_like_verb(tokens[j]):
+            found.append((t, tokens[j].stem))
+    return found
+
+
+def _whole_of_part(tokens: list[Token], i: int) -> bool:
+    """The figure at `i` is the whole of a part ('five out of six people were injured': not six were)."""
+    before = [u.lower for u in tokens[max(0, i - 2):i]]
+    return before[-1:] == ["of"] or (len(before) == 2 and before[0] == "of" and before[1] in _PARTITIVE_DETERMINERS)
+
+
+def _looks_like_verb(t: Token) -> bool:
+    """A word after a figure that reads as what the counted did or underwent ('three died', 'two were taken'), not
+    as what they are ('three children'): a past form."""
+    return t.is_content and (t.lower.endswith("ed") or t.lower in _IRREGULAR_PAST)
+
+
+_IRREGULAR_PAST = frozenset("died fled lost left fell hurt won ran drove flew went came saw took taken got shot hit "
+                            "found held caught sent beaten stolen".split())
+
+
+def other_count_for_verb(claim: list[Token], claim_text: str, sentence: list[Token]) -> Optional[tuple[Token, Token]]:
+    """(the claim's figure, the sentence's) where the claim gives its figure to a verb the sentence counts with
+    another figure, while the sentence gives the claim's figure to something else: 'five people in Kansas have died'
+    beside 'Five people were infected and three died'."""
+    theirs = _counts_of_verbs(sentence)
+    if not theirs:
+        return None
+    for i, t in enumerate(claim):
+        if t.number is None or (i + 1 < len(claim) and claim[i + 1].lower in ("of", "out")):
+            continue  # 'Five of the injured were hurt by glass' counts a part, not all who were hurt
+        said = _predicate(claim, i + 1, claim_text)
+        for other, verb in theirs:
+            if (verb in said and other.number != t.number and _kind(other) == _kind(t)
+                    and not any(u.number == other.number for u in claim)
+                    and any(u.number == t.number for u in sentence)
+                    and not any(v == verb and u.number == t.number for u, v in theirs)):
+                return t, other
+    return None

@@ -27,7 +27,7 @@ from rt4chart.judges.offline.context_checks import (
     names_nothing,
     slot_upgrade,
 )
-from rt4chart.judges.offline.counts import counted, recount, whole_for_part
+from rt4chart.judges.offline.counts import counted, other_count_for_verb, recount, whole_for_part
 from rt4chart.judges.offline.eras import eras, other_era
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.name_swaps import name_swap_check
@@ -421,6 +421,12 @@ class OfflineJudge(Judge):
             if parted is not None:
                 ours, theirs, span = parted
                 return sentence_id, "figure", f"the context says it of '{theirs}', not of '{ours}'", [span]
+            verbed = (other_count_for_verb(tokens, answer_text, index.tokens[sentence_id])
+                      if self.config.check_numbers and any(t.number is not None for t in content) else None)
+            if verbed is not None:
+                figure, other = verbed
+                return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
+                        f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])
             redated = (_against_evidence(eras, other_era, dated, their_eras, evidence, index, sentence_id)
                        if dated else None)
             if redated is not None:
