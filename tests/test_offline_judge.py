@@ -664,6 +664,11 @@ def test_only_a_figure_or_a_name_stands_in_a_slot(context, answer):
     # faithbench: 'out of a coma' says what 'no longer in a coma' does
     ("Though the singer is no longer in a medically induced coma, she remains unresponsive.",
      "Despite being out of a medically induced coma, she remains unresponsive."),
+    # ragtruth: a negation does not reach into the reason after it: the organs are discrete, and not connected
+    ("In contrast, the organs of the Endocrine System are not physically connected as they are discrete in nature.",
+     "The endocrine system consists of discrete organs."),
+    ("The team did not travel to the final because they were tired after the long season.",
+     "The team was tired after the long season."),
     # 'out of' under a condition is as unasserted as "cannot" there: the shop is not said to lack the item
     ("Customers get a refund when the shop is out of the item they ordered.",
      "Customers get a refund for the item they ordered from the shop."),
@@ -684,6 +689,8 @@ def test_a_negation_under_a_condition_or_in_an_idiom_flips_nothing(context, answ
                              "The new medicine helps patients with the rare illness."),
                             ("Eugene failed last November in its bid to host the 2019 event.",
                              "Eugene hosted the 2019 event."),
+                            ("The team did not travel because they were tired after the long season.",
+                             "The team traveled after the long season."),
                             ("Smith refused to sign the new contract with the club.",
                              "Smith signed the new contract with the club."),
                             ("She did not disclose the details of the settlement other than saying that it "

@@ -102,4 +102,6 @@ __version__ = "0.1.0"
 #     beside 'five out of six people were injured by broken glass').
 # 65: a figure given to a verb the context counts with another figure is contradicted ('five people have died'
 #     beside 'Five people were infected and three died').
-METHOD_REVISION = 65
+# 66: a negation does not reach into a reason after it ('not physically connected as they are discrete' does not
+#     deny that they are discrete).
+METHOD_REVISION = 66

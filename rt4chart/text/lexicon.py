@@ -456,6 +456,32 @@ def outside_exceptions(clause: list[Token]) -> list[list[Token]]:
     return parts
 
 
+_REASON_SUBJECTS = frozenset("they it he she we i you there this these those".split())
+
+
+def _opens_reason(tokens: list[Token], j: int) -> bool:
+    """A reason starts at `j`: 'because …', 'as they …', 'since it …'."""
+    nxt = tokens[j + 1].lower if j + 1 < len(tokens) else ""
+    return tokens[j].lower == "because" or (tokens[j].lower in ("as", "since") and nxt in _REASON_SUBJECTS)
+
+
+def denied_short_of_reason(tokens: list[Token], shared: set[str]) -> frozenset[int]:
+    """Offsets of the negations whose reach, up to a reason that follows them ('because …', 'as they are …'), holds
+    none of the `shared` stems: "the organs are not physically connected as they are discrete in nature" denies a
+    connection, not that they are discrete. A negation with no reason after it is left as it is."""
+    out: set[int] = set()
+    for i in range(len(tokens)):
+        if not _denies(tokens, i):
+            continue
+        for j in range(i + 1, len(tokens)):
+            if tokens[j].stem in shared:
+                break
+            if j > i + 1 and _opens_reason(tokens, j):
+                out.add(tokens[i].start)
+                break
+    return frozenset(out)
+
+
 _LINKING = ("of", "and", "the", "for", "&")
 
 

@@ -43,6 +43,7 @@ from rt4chart.text.lexicon import (
     clauses,
     conditional_negations,
     denied_elsewhere,
+    denied_short_of_reason,
     is_acronym,
     locates_place,
     negation_count,
@@ -480,8 +481,10 @@ class OfflineJudge(Judge):
         ours, theirs, common = best
         sentence = conditional_negations(index.tokens[sentence_id], index.sentences[sentence_id].text)
         ours, theirs = _up_to_shared(ours, common), _up_to_shared(theirs, common)
-        return (negation_count(ours, claim_unasserted | denied_elsewhere(ours, theirs, common)) % 2
-                != negation_count(theirs, sentence | denied_elsewhere(theirs, ours, common)) % 2)
+        return (negation_count(ours, claim_unasserted | denied_elsewhere(ours, theirs, common)
+                               | denied_short_of_reason(ours, common)) % 2
+                != negation_count(theirs, sentence | denied_elsewhere(theirs, ours, common)
+                                  | denied_short_of_reason(theirs, common)) % 2)
 
 
 def _against_evidence(read, compare, mine: list, theirs: dict[int, list], evidence: list[int], index,
