@@ -45,6 +45,24 @@ def test_statements_about_the_context_are_true_exactly_when_the_context_does_not
     assert not any(answer[s.start:s.end].strip() == "not" for s in claim.hallucinated_spans)
 
 
+@pytest.mark.parametrize("answer, verdict", [
+    ("Marie Curie died in 1934 in Passy, France (not explicitly mentioned in the passages).", "baseless"),
+    ("Marie Curie died in 1934 in Passy, France, although this is not mentioned in the passages provided.",
+     "baseless"),
+    ("Marie Curie was born in Warsaw in 1867, which is not stated in the passages.", "contradicted"),
+    ("Marie Curie had a sister, but it is not mentioned in the passages that the sister became a doctor.",
+     "entailed"),
+])
+def test_a_fact_told_with_the_answers_word_that_the_context_lacks_it_is_baseless_when_the_context_lacks_it(
+        answer, verdict):
+    """"X (not explicitly mentioned in the passages)" tells X from outside the context by the answer's own word:
+    baseless (ragtruth's annotators mark it), where a bare statement about the context is true. A fact the context
+    does hold makes the admission false, as before; a denial that names what is missing after it ('… that the
+    sister became a doctor') is a statement about the context, true here."""
+    claim = only_claim(audit(CURIE, answer))
+    assert claim.claim.about_context and claim.verdict.value == verdict, claim.rationale
+
+
 def test_a_claim_that_cites_another_passage_than_the_one_that_says_it_is_contradicted():
     context = ("passage 1: Tolls are not charged for cyclists.\n"
                "passage 2: Red wine can leave stains if left overnight, so rinse glasses at once.\n"

@@ -104,4 +104,6 @@ __version__ = "0.1.0"
 #     beside 'Five people were infected and three died').
 # 66: a negation does not reach into a reason after it ('not physically connected as they are discrete' does not
 #     deny that they are discrete).
-METHOD_REVISION = 66
+# 67: a fact told with the answer's own word that the context lacks it ('X (not mentioned in the passages)') is
+#     baseless when the context does lack it.
+METHOD_REVISION = 67

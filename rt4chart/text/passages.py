@@ -33,6 +33,31 @@ def about_context(text: str) -> bool:
     return bool(_ABOUT.search(text))
 
 
+_ADMITTING = re.compile(r"(?:\(\s*|[,;]\s*(?:(?:although|though|but|however|and|which|as)\s+)?(?:this|it|that|which)"
+                        r"\s+(?:is|was|are|were|has\s+been|had\s+been)\s+)$", re.I)
+_ADMISSION_END = re.compile(r"^[\s\w]*?[).!]*\s*$")
+_FACT_WORDS = 3
+
+
+def admits_unsupported(text: str) -> bool:
+    """A fact told with the writer's own word that the context lacks it, after it in brackets or in a last clause:
+    "Elastic potential energy: energy stored by stretching (not explicitly mentioned in the passages)", "Some women
+    feel nausea early on, although this is not mentioned in the passages provided." Not a statement whose subject
+    is the passages ("Passage 3 does not mention X"), nor one that names what is missing after it ("…, but it is not
+    mentioned in the passage that it is on his album")."""
+    m = _ABOUT.search(text)
+    if m is None:
+        return False
+    before, after = text[:m.start()], text[m.end():]
+    admitting = _ADMITTING.search(before)
+    if admitting is None or not _ADMISSION_END.match(after) or re.search(r"\bthat\b", after):
+        return False
+    if admitting.group().startswith("(") and ")" not in after:
+        return False
+    fact = re.findall(r"[A-Za-z]{3,}", before[:admitting.start()])
+    return len(fact) >= _FACT_WORDS
+
+
 def passage_numbers(context: str, starts: list[int]) -> Optional[list[Optional[int]]]:
     """The passage number of each sentence (by its start offset), when the context has passage headers."""
     headers = [(m.start(), int(m.group(1))) for m in _HEADER.finditer(context)]

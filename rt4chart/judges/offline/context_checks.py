@@ -1,7 +1,7 @@
 """Checks of the offline judge that need the whole context: a baseless claim whose slot a matching
 sentence fills differently is contradicted; a claim that cites the wrong passage is contradicted; a
 statement about the context ("… is not mentioned in the passages") is true exactly when the context
-does not say it."""
+does not say it, and a fact told with the answer's word that the context lacks it is baseless when it does."""
 from __future__ import annotations
 
 from rt4chart.core.types import Claim, Span, Verdict
@@ -10,7 +10,7 @@ from rt4chart.judges.offline.eras import common_era_beside_figure
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
 from rt4chart.text.lexicon import Token, designates, in_title_case, stem
-from rt4chart.text.passages import META_WORDS, cited_passages, passage_numbers
+from rt4chart.text.passages import META_WORDS, admits_unsupported, cited_passages, passage_numbers
 
 
 def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Judgement,
@@ -127,6 +127,9 @@ def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix:
     if best is not None and cover >= 0.75 and len(content) >= 3:
         return Judgement(Verdict.CONTRADICTED, contradicting=[best], unsupported=list(claim.spans),
                          rationale="the context does say this (a statement that it does not is false)"), 1.0
+    if admits_unsupported(claim.text):  # a fact told anyway, from outside the context by the answer's own word
+        return Judgement(Verdict.BASELESS, unsupported=list(claim.spans), nearest=[best] if best is not None else [],
+                         rationale="the answer tells this while saying the context does not, and it does not"), 0.8 - cover
     return Judgement(Verdict.ENTAILED, supporting=[], rationale="the context indeed does not say this"), cover - 0.8
 
 
