@@ -130,12 +130,12 @@ def _said_of_whole(tokens: list[Token], text: str, whole: Token, said: set[str])
 _BETWEEN_COUNT_AND_VERB = frozenset("were was are is have has had been being people others more of them those who".split())
 
 
-def _counts_of_verbs(tokens: list[Token]) -> list[tuple[Token, str]]:
+def _counts_of_verbs(tokens: list[Token], text: str) -> list[tuple[Token, str]]:
     """Each figure with the verb it counts the doers or sufferers of, right after it ('three died', 'two others were
-    injured'): nothing but auxiliaries, 'people' or 'others' between them; not the whole of a part."""
+    injured'): nothing but auxiliaries, 'people' or 'others' between them; not the whole of a part, nor a label."""
     found = []
     for i, t in enumerate(tokens):
-        if t.number is None or _whole_of_part(tokens, i):
+        if t.number is None or _whole_of_part(tokens, i) or _labels(tokens, i, text):
             continue
         j = i + 1
         while j < len(tokens) and j <= i + 3 and tokens[j].lower in _BETWEEN_COUNT_AND_VERB:
@@ -143,6 +143,15 @@ def _counts_of_verbs(tokens: list[Token]) -> list[tuple[Token, str]]:
         if j < len(tokens) and tokens[j].number is None and _looks_like_verb(tokens[j]):
             found.append((t, tokens[j].stem))
     return found
+
+
+def _labels(tokens: list[Token], i: int, text: str) -> bool:
+    """The figure at `i` names what the capital before it names ('Station 109 recorded', 'Flight 448 landed'): a
+    label, not a count."""
+    if i == 0:
+        return False
+    before = tokens[i - 1]
+    return before.capitalized and before.is_content and before.number is None and not text[before.end:tokens[i].start].strip()
 
 
 def _whole_of_part(tokens: list[Token], i: int) -> bool:
@@ -161,15 +170,17 @@ _IRREGULAR_PAST = frozenset("died fled lost left fell hurt won ran drove flew we
                             "found held caught sent beaten stolen".split())
 
 
-def other_count_for_verb(claim: list[Token], claim_text: str, sentence: list[Token]) -> Optional[tuple[Token, Token]]:
+def other_count_for_verb(claim: list[Token], claim_text: str, sentence: list[Token],
+                         sentence_text: str) -> Optional[tuple[Token, Token]]:
     """(the claim's figure, the sentence's) where the claim gives its figure to a verb the sentence counts with
     another figure, while the sentence gives the claim's figure to something else: 'five people in Kansas have died'
     beside 'Five people were infected and three died'."""
-    theirs = _counts_of_verbs(sentence)
+    theirs = _counts_of_verbs(sentence, sentence_text)
     if not theirs:
         return None
     for i, t in enumerate(claim):
-        if t.number is None or (i + 1 < len(claim) and claim[i + 1].lower in ("of", "out")):
+        if (t.number is None or (i + 1 < len(claim) and claim[i + 1].lower in ("of", "out"))
+                or _labels(claim, i, claim_text)):
             continue  # 'Five of the injured were hurt by glass' counts a part, not all who were hurt
         said = _predicate(claim, i + 1, claim_text)
         for other, verb in theirs:

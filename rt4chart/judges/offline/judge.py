@@ -422,7 +422,7 @@ class OfflineJudge(Judge):
             if parted is not None:
                 ours, theirs, span = parted
                 return sentence_id, "figure", f"the context says it of '{theirs}', not of '{ours}'", [span]
-            verbed = (other_count_for_verb(tokens, answer_text, index.tokens[sentence_id])
+            verbed = (other_count_for_verb(tokens, answer_text, index.tokens[sentence_id], index.sentences[sentence_id].text)
                       if self.config.check_numbers and any(t.number is not None for t in content) else None)
             if verbed is not None:
                 figure, other = verbed
