@@ -38,6 +38,10 @@ def test_a_wrong_slot_is_contradicted_with_the_sentence_it_contradicts(answer, s
     ("The year of her death is not explicitly stated in the passages.", "entailed"),
     ("The passages do not mention where Marie Curie died.", "entailed"),
     ("The passages do not mention where Marie Curie was born or which year she moved to Paris.", "contradicted"),
+    # what is said to be missing is what follows 'there is no information on', not the fact told before it
+    ("Marie Curie was born in Warsaw in 1867 and moved to Paris in 1891, but there is no information on the schools "
+     "she attended.", "entailed"),
+    ("Marie Curie moved to Paris in 1891, but there is no information on where Marie Curie was born.", "contradicted"),
 ])
 def test_statements_about_the_context_are_true_exactly_when_the_context_does_not_say_it(answer, verdict):
     claim = only_claim(audit(CURIE, answer))

@@ -106,4 +106,6 @@ __version__ = "0.1.0"
 #     deny that they are discrete).
 # 67: a fact told with the answer's own word that the context lacks it ('X (not mentioned in the passages)') is
 #     baseless when the context does lack it.
-METHOD_REVISION = 67
+# 68: what a statement about the context says is missing is what follows 'there is no information on' / 'do not
+#     mention', not a fact told before it; a figure after a capital ('Station 109 recorded') is a label, no count.
+METHOD_REVISION = 68

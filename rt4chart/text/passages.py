@@ -58,6 +58,18 @@ def admits_unsupported(text: str) -> bool:
     return len(fact) >= _FACT_WORDS
 
 
+_OBJECT_AFTER = re.compile(r"^(?:there|no)\b|\b(?:do|does|did)(?:\s+not|n't)\b", re.I)
+
+
+def denied_from(text: str) -> int:
+    """Where what a statement about the context says is missing begins: at the denial when its object follows it
+    ("…, but there is no information on how well they work", "the passages do not mention Y"), so that a fact told
+    before it ("This passage suggests that rollers create a textured finish") is not taken for what is missing;
+    else 0 ("Y is not mentioned in the passages": the subject before the denial)."""
+    m = _ABOUT.search(text)
+    return m.start() if m is not None and _OBJECT_AFTER.search(m.group()) else 0
+
+
 def passage_numbers(context: str, starts: list[int]) -> Optional[list[Optional[int]]]:
     """The passage number of each sentence (by its start offset), when the context has passage headers."""
     headers = [(m.start(), int(m.group(1))) for m in _HEADER.finditer(context)]

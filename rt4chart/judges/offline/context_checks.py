@@ -10,7 +10,7 @@ from rt4chart.judges.offline.eras import common_era_beside_figure
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.slots import antecedent_stems, is_name_or_figure, slot_contradiction, weighted_cover
 from rt4chart.text.lexicon import Token, designates, in_title_case, stem
-from rt4chart.text.passages import META_WORDS, admits_unsupported, cited_passages, passage_numbers
+from rt4chart.text.passages import META_WORDS, admits_unsupported, cited_passages, denied_from, passage_numbers
 
 
 def slot_upgrade(claim: Claim, audit: AuditInput, ids: list[int], judgement: Judgement,
@@ -110,8 +110,9 @@ def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
 def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix: int = 5) -> tuple[Judgement, float]:
     """'X is not mentioned in the passages' is true exactly when the context does not say X."""
     index = audit.index
-    content = [t for t in claim_tokens(claim, audit.answer)
-               if t.is_content and t.lower not in META_WORDS and not t.is_negation and t.number is None]
+    denied = claim.spans[0].start + denied_from(claim.text) if claim.spans else 0
+    content = [t for t in claim_tokens(claim, audit.answer) if t.start >= denied
+               and t.is_content and t.lower not in META_WORDS and not t.is_negation and t.number is None]
     if len(content) < 2 or not ids:
         return Judgement(Verdict.ENTAILED, rationale="a remark about the context"), -1.5
     cited = cited_passages(claim.text)
