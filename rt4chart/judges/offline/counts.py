@@ -5,7 +5,7 @@ alleged attackers as four. Likewise a whole said of what the context says of a p
 broken glass' beside 'five out of six people were injured by broken glass'."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Iterable, Optional
 
 from rt4chart.core.types import Span
 from rt4chart.text.lexicon import Token
@@ -99,11 +99,12 @@ def partitives(tokens: list[Token], text: str) -> list[tuple[Token, Token, Token
 
 
 def whole_for_part(claim: list[Token], claim_text: str, sentence: list[Token], sentence_text: str,
-                   others: list[tuple[list[Token], str]]) -> Optional[tuple[str, str, Span]]:
+                   others: Callable[[], Iterable[tuple[list[Token], str]]]) -> Optional[tuple[str, str, Span]]:
     """(the claim's words for the whole, the sentence's for the part, the claim's span) where the claim says of all
     N things what `sentence` says of X of them: the claim gives the whole's figure to the same thing, not as a part
     of its own ('one of only five men'), and says of it at least two of the content words the sentence says of the
-    part, while no sentence of `others` (the rest of the context) says those words of the whole."""
+    part, while no sentence of `others()` (the rest of the context, read only when a part matches) says those words
+    of the whole."""
     for part, whole, thing, said in partitives(sentence, sentence_text):
         for i, t in enumerate(claim):
             if (t.number != whole.number or i + 1 >= len(claim) or claim[i + 1].stem != thing.stem
@@ -112,7 +113,7 @@ def whole_for_part(claim: list[Token], claim_text: str, sentence: list[Token], s
             shared = _predicate(claim, i + 2, claim_text) & said
             if len(shared) < _SHARED_PREDICATE:
                 continue
-            if any(_said_of_whole(tokens, text, whole, shared) for tokens, text in others):
+            if any(_said_of_whole(tokens, text, whole, shared) for tokens, text in others()):
                 continue
             return (claim_text[t.start:claim[i + 1].end], sentence_text[part.start:thing.end],
                     Span(start=t.start, end=claim[i + 1].end))
@@ -163,11 +164,12 @@ def _whole_of_part(tokens: list[Token], i: int) -> bool:
 def _looks_like_verb(t: Token) -> bool:
     """A word after a figure that reads as what the counted did or underwent ('three died', 'two were taken'), not
     as what they are ('three children'): a past form."""
-    return t.is_content and (t.lower.endswith("ed") or t.lower in _IRREGULAR_PAST)
+    return t.is_content and ((t.lower.endswith("ed") and len(t.lower) > 4) or t.lower in _IRREGULAR_PAST)
 
 
+# past forms not in -ed; short -ed words are most often no verb ('red', 'bed', 'shed')
 _IRREGULAR_PAST = frozenset("died fled lost left fell hurt won ran drove flew went came saw took taken got shot hit "
-                            "found held caught sent beaten stolen".split())
+                            "found held caught sent beaten stolen led fed".split())
 
 
 def other_count_for_verb(claim: list[Token], claim_text: str, sentence: list[Token],

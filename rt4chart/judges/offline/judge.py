@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional, Sequence
+from functools import partial
+from typing import Iterable, Iterator, Optional, Sequence
 
 from rt4chart.core.cost import Cost
 from rt4chart.core.types import Claim, Span, Verdict, Window
@@ -416,8 +417,7 @@ class OfflineJudge(Judge):
                 return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
                         f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])  # the words counted agree
             parted = (whole_for_part(tokens, answer_text, index.tokens[sentence_id], index.sentences[sentence_id].text,
-                                     [(index.tokens[k], index.sentences[k].text) for k in range(len(index))
-                                      if k != sentence_id])
+                                     partial(_other_sentences, index, sentence_id))
                       if self.config.check_numbers and any(t.number is not None for t in content) else None)
             if parted is not None:
                 ours, theirs, span = parted
@@ -485,6 +485,11 @@ class OfflineJudge(Judge):
                                | denied_short_of_reason(ours, common)) % 2
                 != negation_count(theirs, sentence | denied_elsewhere(theirs, ours, common)
                                   | denied_short_of_reason(theirs, common)) % 2)
+
+
+def _other_sentences(index, here: int) -> Iterator[tuple[list[Token], str]]:
+    """Every context sentence but `here`, with its tokens: what a part's words are looked for in, when one matches."""
+    return ((index.tokens[k], index.sentences[k].text) for k in range(len(index)) if k != here)
 
 
 def _against_evidence(read, compare, mine: list, theirs: dict[int, list], evidence: list[int], index,
