@@ -110,9 +110,7 @@ def citation_check(claim: Claim, audit: AuditInput, judgement: Judgement,
 def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix: int = 5) -> tuple[Judgement, float]:
     """'X is not mentioned in the passages' is true exactly when the context does not say X."""
     index = audit.index
-    denied = claim.spans[0].start + denied_from(claim.text) if claim.spans else 0
-    content = [t for t in claim_tokens(claim, audit.answer) if t.start >= denied
-               and t.is_content and t.lower not in META_WORDS and not t.is_negation and t.number is None]
+    content = _said_missing(claim, audit)
     if len(content) < 2 or not ids:
         return Judgement(Verdict.ENTAILED, rationale="a remark about the context"), -1.5
     cited = cited_passages(claim.text)
@@ -132,6 +130,15 @@ def about_context_check(claim: Claim, audit: AuditInput, ids: list[int], prefix:
         return Judgement(Verdict.BASELESS, unsupported=list(claim.spans), nearest=[best] if best is not None else [],
                          rationale="the answer tells this while saying the context does not, and it does not"), 0.8 - cover
     return Judgement(Verdict.ENTAILED, supporting=[], rationale="the context indeed does not say this"), cover - 0.8
+
+
+def _said_missing(claim: Claim, audit: AuditInput) -> list[Token]:
+    """The content words a statement about the context says the context lacks: from the denial on where its object
+    follows it ('…, but there is no information on how well they work'), else the whole claim's; words about the
+    passages, negations and figures aside."""
+    denied = claim.spans[0].start + denied_from(claim.text) if claim.spans else 0
+    return [t for t in claim_tokens(claim, audit.answer) if t.start >= denied
+            and t.is_content and t.lower not in META_WORDS and not t.is_negation and t.number is None]
 
 
 def _name_or_word(token, tokens) -> Span:
