@@ -381,6 +381,7 @@ class OfflineJudge(Judge):
         heard = {i: index.stems[i] | antecedent_stems(index, i) for i in evidence}  # 'She was born…' has her name
         cover = {i: len(claim_stems & heard[i]) / len(claim_stems) for i in evidence}
         counts = counted(tokens, answer_text) if self.config.check_numbers else []  # 'Four alleged attackers'
+        figured = self.config.check_numbers and any(t.number is not None for t in content)  # read once, not per sentence
         dated = eras(tokens, answer_text) if self.config.check_numbers else []  # '300 years ago'
         their_counts: dict[int, list] = {}  # each evidence sentence's, read once when a sentence first needs them
         their_eras: dict[int, list] = {}
@@ -413,21 +414,16 @@ class OfflineJudge(Judge):
             recounted = (_against_evidence(counted, recount, counts, their_counts, evidence, index, sentence_id)
                          if counts else None)
             if recounted is not None:
-                figure, other = recounted
-                return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
-                        f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])  # the words counted agree
+                return _counted_otherwise(sentence_id, *recounted)  # the words counted agree
             parted = (whole_for_part(tokens, answer_text, index.tokens[sentence_id], index.sentences[sentence_id].text,
-                                     partial(_other_sentences, index, sentence_id))
-                      if self.config.check_numbers and any(t.number is not None for t in content) else None)
+                                     partial(_other_sentences, index, sentence_id)) if figured else None)
             if parted is not None:
                 ours, theirs, span = parted
                 return sentence_id, "figure", f"the context says it of '{theirs}', not of '{ours}'", [span]
             verbed = (other_count_for_verb(tokens, answer_text, index.tokens[sentence_id], index.sentences[sentence_id].text)
-                      if self.config.check_numbers and any(t.number is not None for t in content) else None)
+                      if figured else None)
             if verbed is not None:
-                figure, other = verbed
-                return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says "
-                        f"'{figure.text}'", [Span(start=figure.start, end=figure.end)])
+                return _counted_otherwise(sentence_id, *verbed)
             redated = (_against_evidence(eras, other_era, dated, their_eras, evidence, index, sentence_id)
                        if dated else None)
             if redated is not None:
@@ -485,6 +481,12 @@ class OfflineJudge(Judge):
                                | denied_short_of_reason(ours, common)) % 2
                 != negation_count(theirs, sentence | denied_elsewhere(theirs, ours, common)
                                   | denied_short_of_reason(theirs, common)) % 2)
+
+
+def _counted_otherwise(sentence_id: int, figure: Token, other: Token) -> tuple[int, str, str, list[Span]]:
+    """The figure rule's finding where the sentence counts with `other` what the claim counts with `figure`."""
+    return (sentence_id, "figure", f"the context counts this as '{other.text}' where the claim says '{figure.text}'",
+            [Span(start=figure.start, end=figure.end)])
 
 
 def _other_sentences(index, here: int) -> Iterator[tuple[list[Token], str]]:
