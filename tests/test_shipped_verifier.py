@@ -325,6 +325,16 @@ def test_the_apps_example_gets_a_careful_readers_verdict_on_every_claim(hybrid):
     assert audit(row["context"], row["answer"], judge=strict).claims[0].verdict is Verdict.BASELESS
 
 
+def test_a_contradiction_the_word_check_found_is_explained_by_it_first(hybrid):
+    """The toll claim of the app's example is contradicted by the word check; the model only finds no support. The
+    rationale opens with the contradiction (what the user must read), then says how the model's reading stood."""
+    row = next(r for r in _sample_rows() if r["id"] == "harbor-4")
+    toll = audit(row["context"], row["answer"], judge=hybrid).claims[1]
+    assert toll.verdict is Verdict.CONTRADICTED
+    assert toll.rationale.startswith("word check: ") and "finds no support" not in toll.rationale
+    assert toll.rationale.endswith(("also flags it", "does not clear it"))
+
+
 def test_beside_a_question_the_models_doubt_still_flags_what_the_words_find():
     """HaluEval's wrong relations look like this: every word is in the context, in two sentences."""
     context = "Boston College is located in Chestnut Hill. Stanford University is in California."

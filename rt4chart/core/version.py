@@ -109,4 +109,6 @@ __version__ = "0.1.0"
 # 68: what a statement about the context says is missing is what follows 'there is no information on' / 'do not
 #     mention', not a fact told before it; a figure after a capital ('Station 109 recorded') is a label, no count.
 # 69: a short word in -ed after a figure is no verb it counts ('three red cars'); 'led', 'fed' are.
-METHOD_REVISION = 69
+# 70: the hybrid's rationale of a contradiction the word check found opens with that contradiction, not with the
+#     model's 'finds no support'.
+METHOD_REVISION = 70

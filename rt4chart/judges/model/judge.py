@@ -631,6 +631,10 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
     word_flags = lexical.verdict.is_hallucination
     entail = getattr(read, "entail", None)
     model_doubt = f"the model's reading (P entailed {entail:.2f})" if entail is not None else "the model's reading"
+    if verdict is Verdict.CONTRADICTED and lexical.verdict is Verdict.CONTRADICTED \
+            and read.verdict is not Verdict.CONTRADICTED:  # the contradiction's finder speaks first
+        agrees = "also flags it" if model_flags else "does not clear it"
+        return f"word check: {lexical.rationale}; {model_doubt} {agrees}"
     if model_flags == flagged and word_flags == flagged:
         return f"{read.rationale}; word check: {lexical.rationale}"
     if model_flags == flagged:
