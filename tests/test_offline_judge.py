@@ -464,6 +464,27 @@ def test_a_figure_given_to_a_verb_the_context_counts_with_another_figure_is_cont
         assert not claim.rationale.startswith("the context counts this"), (answer, claim.rationale)
 
 
+def test_a_figure_is_contradicted_only_by_a_figure_of_its_kind():
+    """A year the context never gives ('5 May 2015' beside 'coming out May 5') is unstated, not another year; a label's
+    figure ('Line 29') is contradicted by the same label with another figure ('Line 30'), not by any figure
+    ('the 43-line Form 8829'). Another year and another version of the same name still contradict."""
+    unstated = [("Peter Schweizer's new book is coming out May 5. It is about the Clinton Foundation.",
+                 "Peter Schweizer's new book is coming out on 5 May 2015.", "2015"),
+                ("Instead of filling out the 43-line Form 8829, you can claim up to $1,500 for your home office.",
+                 "You can claim up to $1,500 for your home office on Line 29 of Form 8829.", "29")]
+    for context, answer, figure in unstated:
+        claim = audit(context, answer).claims[0]
+        assert claim.verdict is Verdict.BASELESS, (answer, claim.rationale)
+        assert claim.rationale == f"the context does not mention '{figure}'"
+    other = [("Peter Schweizer's new book came out on May 5, 2014.", "Peter Schweizer's new book came out on 5 May 2015."),
+             ("You can claim up to $1,500 for your home office on Line 30 of Form 8829.",
+              "You can claim up to $1,500 for your home office on Line 29 of Form 8829."),
+             ("How to set the default web browser in Windows 7.", "How to set the default web browser in Windows 10.")]
+    for context, answer in other:
+        claim = audit(context, answer).claims[0]
+        assert claim.verdict is Verdict.CONTRADICTED, (answer, claim.rationale)
+
+
 def test_the_state_after_a_place_or_the_kind_after_a_name_is_no_unknown_name():
     """'Eugene, Oregon' where the context says 'Eugene' adds where Eugene lies (faithbench's annotators mark it benign),
     'Tulsa County' what kind of place Tulsa names; a region named on its own is still a name the context lacks."""

@@ -111,4 +111,6 @@ __version__ = "0.1.0"
 # 69: a short word in -ed after a figure is no verb it counts ('three red cars'); 'led', 'fed' are.
 # 70: the hybrid's rationale of a contradiction the word check found opens with that contradiction, not with the
 #     model's 'finds no support'.
-METHOD_REVISION = 70
+# 71: a figure is contradicted only by a figure of its kind: a year by a year ('5 May 2015' beside 'May 5' is
+#     unstated), a label's figure by the same label ('Line 29' by 'Line 30', not by '43-line Form 8829').
+METHOD_REVISION = 71

@@ -136,7 +136,7 @@ def _counts_of_verbs(tokens: list[Token], text: str) -> list[tuple[Token, str]]:
     injured'): nothing but auxiliaries, 'people' or 'others' between them; not the whole of a part, nor a label."""
     found = []
     for i, t in enumerate(tokens):
-        if t.number is None or _whole_of_part(tokens, i) or _labels(tokens, i, text):
+        if t.number is None or _whole_of_part(tokens, i) or labels(tokens, i, text):
             continue
         j = i + 1
         while j < len(tokens) and j <= i + 3 and tokens[j].lower in _BETWEEN_COUNT_AND_VERB:
@@ -146,13 +146,30 @@ def _counts_of_verbs(tokens: list[Token], text: str) -> list[tuple[Token, str]]:
     return found
 
 
-def _labels(tokens: list[Token], i: int, text: str) -> bool:
+def labels(tokens: list[Token], i: int, text: str) -> bool:
     """The figure at `i` names what the capital before it names ('Station 109 recorded', 'Flight 448 landed'): a
     label, not a count."""
     if i == 0:
         return False
     before = tokens[i - 1]
     return before.capitalized and before.is_content and before.number is None and not text[before.end:tokens[i].start].strip()
+
+
+def could_give_another(tokens: list[Token], i: int, text: str, theirs: list[Token]) -> bool:
+    """Whether a sentence with tokens `theirs` can give another value of the claim's figure at `i`: a label ('Line
+    29', 'Windows 10') only beside the same label with a figure ('Windows 7', not '43-line Form 8829'), a year only
+    where the sentence gives a year ('5 May 2015' is not contradicted by 'coming out May 5', which has none)."""
+    if labels(tokens, i, text):
+        name = tokens[i - 1].lower
+        return any(u.number is not None and j > 0 and theirs[j - 1].lower == name for j, u in enumerate(theirs))
+    if is_year(tokens[i]):
+        return any(u.number is not None and is_year(u) for u in theirs)
+    return True
+
+
+def is_year(t: Token) -> bool:
+    """A figure written as a year ('2015', not '2,015' or '15')."""
+    return _kind(t)[0]
 
 
 def _whole_of_part(tokens: list[Token], i: int) -> bool:
@@ -182,7 +199,7 @@ def other_count_for_verb(claim: list[Token], claim_text: str, sentence: list[Tok
         return None
     for i, t in enumerate(claim):
         if (t.number is None or (i + 1 < len(claim) and claim[i + 1].lower in ("of", "out"))
-                or _labels(claim, i, claim_text)):
+                or labels(claim, i, claim_text)):
             continue  # 'Five of the injured were hurt by glass' counts a part, not all who were hurt
         said = _predicate(claim, i + 1, claim_text)
         for other, verb in theirs:

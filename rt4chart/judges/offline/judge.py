@@ -28,7 +28,13 @@ from rt4chart.judges.offline.context_checks import (
     names_nothing,
     slot_upgrade,
 )
-from rt4chart.judges.offline.counts import counted, other_count_for_verb, recount, whole_for_part
+from rt4chart.judges.offline.counts import (
+    could_give_another,
+    counted,
+    other_count_for_verb,
+    recount,
+    whole_for_part,
+)
 from rt4chart.judges.offline.eras import eras, other_era
 from rt4chart.judges.offline.evidence import EvidencePool, claim_tokens, with_unit
 from rt4chart.judges.offline.name_swaps import name_swap_check
@@ -408,6 +414,10 @@ class OfflineJudge(Judge):
                 same = {id(tokens[i]) for i in restated(mine, index.measures[sentence_id])}
                 numbers = [t for t in numbers if id(t) not in same]
             numbers = [t for t in numbers if not self._soft(t) or _figure_beside(t, tokens, index.tokens[sentence_id])]
+            if numbers:  # a year against a sentence without one, a label against another label, is no other value
+                at = {id(t): i for i, t in enumerate(tokens)}
+                numbers = [t for t in numbers
+                           if could_give_another(tokens, at[id(t)], answer_text, index.tokens[sentence_id])]
             if self.config.check_numbers and numbers and index.numbers[sentence_id]:
                 return (sentence_id, "figure", f"the context gives a different figure than '{numbers[0].text}'",
                         [with_unit(t, tokens) for t in numbers])

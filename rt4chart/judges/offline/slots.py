@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Optional
 
+from rt4chart.judges.offline.counts import is_year, labels
 from rt4chart.text.lexicon import Token, in_title_case, is_acronym, name_kind, starts_sentence
 
 PRONOUNS = frozenset("he she it they his her its their him them this these".split())
@@ -95,6 +96,8 @@ def _slot(word: Token, claim: list[Token], index, answer: str) -> _Slot:
     before = claim[at - 1] if at else None
     lead = (before.stem if before is not None and before.number is None and is_name_or_figure(before, answer)
             and before.stem in index.plain_names else None)
+    if lead is None and before is not None and word.number is not None and labels(claim, at, answer):
+        lead = before.stem  # 'Line 29' is filled only by another line's figure, not by '43-line Form 8829'
     return _Slot(word, _neighbours(claim, at), lead, _unit(claim, at, answer) if word.number is not None else None)
 
 
@@ -115,7 +118,8 @@ def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[
         if u.number is None and (not is_name_or_figure(u, text) or same_name(u, word) or name_kind(u) != name_kind(word)
                                  or (names is not None and u.stem not in names)):
             continue
-        if u.number is not None and (u.lower in _MULTIPLIERS or _other_unit(slot.unit, _unit(sentence, j, text))):
+        if u.number is not None and (u.lower in _MULTIPLIERS or _other_unit(slot.unit, _unit(sentence, j, text))
+                                     or is_year(u) != is_year(word)):  # a year for a year, a count for a count
             continue
         if slot.lead is not None and (j == 0 or sentence[j - 1].stem != slot.lead):
             continue
