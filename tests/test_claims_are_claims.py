@@ -162,9 +162,22 @@ def test_a_remark_on_answering_the_question_is_no_claim(remark):
 
 
 @pytest.mark.parametrize("prefix", ["Therefore, the answer to the question is: ",
-                                    "Thus, the answer to the question of when the deck is renovated is: "])
+                                    "Thus, the answer to the question of when the deck is renovated is: ",
+                                    "Therefore, the answer is: ", "So the correct answer is "])
 def test_the_answer_after_the_answer_to_the_question_is_the_claim(prefix):
     assert claims_of(prefix + "the deck is renovated in 2027.") == ["the deck is renovated in 2027."]
+
+
+@pytest.mark.parametrize("pointer", ['Therefore, the answer is: "Option 1 or Option 2."', "Option 2.",
+                                     "The answer is options 1, 2 and 3."])
+def test_an_answer_that_points_at_its_own_numbered_items_adds_no_claim(pointer):
+    """After a numbered list, 'the answer is Option 1 or Option 2' names the answer's items, no fact of the world; an
+    option that is said to be something is a claim."""
+    listed = "1. Burn the flag in a peaceful manner.\n2. Fold the flag in a triangle before burning it.\n"
+    assert claims_of(listed + pointer) == ["Burn the flag in a peaceful manner.",
+                                           "Fold the flag in a triangle before burning it."]
+    assert claims_of("Option 2 is the cheapest plan at 40 dollars a month.") == [
+        "Option 2 is the cheapest plan at 40 dollars a month."]
 
 
 @pytest.mark.parametrize("answer", [

@@ -113,4 +113,6 @@ __version__ = "0.1.0"
 #     model's 'finds no support'.
 # 71: a figure is contradicted only by a figure of its kind: a year by a year ('5 May 2015' beside 'May 5' is
 #     unstated), a label's figure by the same label ('Line 29' by 'Line 30', not by '43-line Form 8829').
-METHOD_REVISION = 71
+# 72: 'Therefore, the answer is: X' is a remark before the fact X; 'Option 1 or Option 2' names the answer's own
+#     items and is no claim.
+METHOD_REVISION = 72

@@ -32,6 +32,7 @@ _META = re.compile(
     r"|^\W*(?:here(?:'s| is| are)|below (?:is|are))\b[^.]*:\s*$"
     r"|\bI (?:cannot|can't|can not|am unable to|'m unable to|do not have)\b"
     r"|\bunable to (?:answer|provide|determine|find)\b"
+    r"|^\W*(?:options?|choices?) \d{1,2}(?:\s*(?:,|or|and|, or|, and)\s*(?:(?:options?|choices?) )?\d{1,2})*\W*$"  # the answer's own items
     r"|\b(?:possible|able|enough information|sufficient information)\s+to\s+(?:\w+\s+)?"
     r"(?:answer\b|provide\s+(?:an?\s+)?(?:\w+\s+)?answer\b)"                     # remarks on answering the question
     r"|\b(?:the|this|my|a brief|a short) answer to (?:the|this|your) question\b(?:\s*\"[^\"]{0,300}\")?(?:(?!\bis\b).){0,300}$",  # … unless 'is X'
@@ -51,8 +52,8 @@ _META_PREFIX = re.compile(
     rf"|it (?:is|can be) (?:clear|seen|inferred|understood|concluded) that\s+)?"
     rf"|(?:the |these |this )?(?:given |provided |above )?{_SOURCE}\s+(?:\w+ly\s+)?(?:states?|says?|mentions?|"
     rf"indicates?|suggests?|notes?|explains?|shows?|reports?|confirms?|claims?|reveals?) that\s+"
-    rf"|(?:(?:therefore|thus|so|hence|in (?:conclusion|summary|short))\s*,?\s*)?the answer to (?:the|this|your) "
-    rf"question(?:\s*\"[^\"]*\"|\s*'[^']*'|\s+of\s+[^,:]*)?\s*(?:is|would be)\s*:?\s*)",
+    rf"|(?:(?:therefore|thus|so|hence|in (?:conclusion|summary|short))\s*,?\s*)?the (?:correct |final |right )?answer"
+    rf"(?: to (?:the|this|your) question(?:\s*\"[^\"]*\"|\s*'[^']*'|\s+of\s+[^,:]*)?)?\s*(?:is|would be)\s*:?\s*)",
     re.IGNORECASE)
 # A heading or list label: "Essential Amino Acids:", "**Pros:**", "## Side effects", "Differences:"
 _HEADING = re.compile(r"^\W*(?:(?:\d{1,2}|[a-z])[.)]\s+)?(?:#{1,6}\s+[^.!?]*|[^.!?:]{1,80}:\W*)$", re.IGNORECASE)
