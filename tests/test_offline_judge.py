@@ -467,11 +467,14 @@ def test_a_figure_given_to_a_verb_the_context_counts_with_another_figure_is_cont
 def test_a_figure_is_contradicted_only_by_a_figure_of_its_kind():
     """A year the context never gives ('5 May 2015' beside 'coming out May 5') is unstated, not another year; a label's
     figure ('Line 29') is contradicted by the same label with another figure ('Line 30'), not by any figure
-    ('the 43-line Form 8829'). Another year and another version of the same name still contradict."""
+    ('the 43-line Form 8829'), a day of a month by another day ('august 20'), not by a count ('a 7-day trip'). Another
+    year and another version of the same name still contradict; a month's figure is a date, no label."""
     unstated = [("Peter Schweizer's new book is coming out May 5. It is about the Clinton Foundation.",
                  "Peter Schweizer's new book is coming out on 5 May 2015.", "2015"),
                 ("Instead of filling out the 43-line Form 8829, you can claim up to $1,500 for your home office.",
-                 "You can claim up to $1,500 for your home office on Line 29 of Form 8829.", "29")]
+                 "You can claim up to $1,500 for your home office on Line 29 of Form 8829.", "29"),
+                ("Governor Newsom is taking a 7-day trip to China with 12 officials.",
+                 "Governor Newsom is taking a trip to China from August 28th with 12 officials.", "August', '28th")]
     for context, answer, figure in unstated:
         claim = audit(context, answer).claims[0]
         assert claim.verdict is Verdict.BASELESS, (answer, claim.rationale)
@@ -479,7 +482,12 @@ def test_a_figure_is_contradicted_only_by_a_figure_of_its_kind():
     other = [("Peter Schweizer's new book came out on May 5, 2014.", "Peter Schweizer's new book came out on 5 May 2015."),
              ("You can claim up to $1,500 for your home office on Line 30 of Form 8829.",
               "You can claim up to $1,500 for your home office on Line 29 of Form 8829."),
-             ("How to set the default web browser in Windows 7.", "How to set the default web browser in Windows 10.")]
+             ("How to set the default web browser in Windows 7.", "How to set the default web browser in Windows 10."),
+             ("The bridge over the river opened to traffic in April 2014.",  # a month's figure is a date, no label
+              "The bridge over the river opened to traffic in March 2015."),
+             ("The bridge over the river opened to traffic in 2014.", "The bridge over the river opened to traffic in March 2015."),
+             ("Governor Newsom is taking a trip to China from august 20 with 12 officials.",
+              "Governor Newsom is taking a trip to China from August 28th with 12 officials.")]
     for context, answer in other:
         claim = audit(context, answer).claims[0]
         assert claim.verdict is Verdict.CONTRADICTED, (answer, claim.rationale)

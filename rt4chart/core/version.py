@@ -115,4 +115,6 @@ __version__ = "0.1.0"
 #     unstated), a label's figure by the same label ('Line 29' by 'Line 30', not by '43-line Form 8829').
 # 72: 'Therefore, the answer is: X' is a remark before the fact X; 'Option 1 or Option 2' names the answer's own
 #     items and is no claim.
-METHOD_REVISION = 72
+# 73: a month's figure is a date, no label ('March 2015' is a year); a day of a month is contradicted only by
+#     another day ('from August 28th' beside 'a 7-day trip' is unstated), in the figure proof and the slot search.
+METHOD_REVISION = 73

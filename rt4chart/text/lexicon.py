@@ -666,6 +666,11 @@ _ORDINAL_NUMBER = {w: n for n, w in enumerate(_ORDINAL_WORDS, start=1)}
 _DIGIT_ORDINAL = re.compile(r"(\d{1,2})(?:st|nd|rd|th)", re.I)
 
 
+def is_month(t: Token) -> bool:
+    """A month's name, in any case ('March', 'november'; 'May' too: beside a figure it is the month)."""
+    return t.lower in _MONTHS
+
+
 def is_ordinal(t: Token) -> bool:
     """A figure written as an ordinal ('8th', '21st'): a rank, not a count."""
     return t.number is not None and _DIGIT_ORDINAL.fullmatch(t.text) is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable, Iterable, Optional
 
 from rt4chart.core.types import Span
-from rt4chart.text.lexicon import Token
+from rt4chart.text.lexicon import Token, is_month, name_kind
 
 _SKIPPED = frozenset(("of", "the"))
 _COUNTED_WORDS = 2
@@ -148,23 +148,32 @@ def _counts_of_verbs(tokens: list[Token], text: str) -> list[tuple[Token, str]]:
 
 def labels(tokens: list[Token], i: int, text: str) -> bool:
     """The figure at `i` names what the capital before it names ('Station 109 recorded', 'Flight 448 landed'): a
-    label, not a count."""
+    label, not a count. A month's or weekday's figure is a date ('May 5', 'March 2015'), no label."""
     if i == 0:
         return False
     before = tokens[i - 1]
-    return before.capitalized and before.is_content and before.number is None and not text[before.end:tokens[i].start].strip()
+    return (before.capitalized and before.is_content and before.number is None
+            and not text[before.end:tokens[i].start].strip() and name_kind(before) not in ("month", "weekday"))
 
 
 def could_give_another(tokens: list[Token], i: int, text: str, theirs: list[Token]) -> bool:
     """Whether a sentence with tokens `theirs` can give another value of the claim's figure at `i`: a label ('Line
     29', 'Windows 10') only beside the same label with a figure ('Windows 7', not '43-line Form 8829'), a year only
-    where the sentence gives a year ('5 May 2015' is not contradicted by 'coming out May 5', which has none)."""
+    where the sentence gives a year ('5 May 2015' is not contradicted by 'coming out May 5', which has none), a day
+    of a month only where it gives one ('from August 28th' is not contradicted by 'a trip of 7 days')."""
     if labels(tokens, i, text):
         name = tokens[i - 1].lower
         return any(u.number is not None and j > 0 and theirs[j - 1].lower == name for j, u in enumerate(theirs))
     if is_year(tokens[i]):
         return any(u.number is not None and is_year(u) for u in theirs)
+    if day_of_month(tokens, i):  # 'August 28th' beside a sentence that dates nothing
+        return any(u.number is not None and day_of_month(theirs, j) for j, u in enumerate(theirs))
     return True
+
+
+def day_of_month(tokens: list[Token], i: int) -> bool:
+    """The figure at `i` is a day of a month: right after or right before a month's name ('May 5', '5 May')."""
+    return (i > 0 and is_month(tokens[i - 1])) or (i + 1 < len(tokens) and is_month(tokens[i + 1]))
 
 
 def is_year(t: Token) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Iterable, NamedTuple, Optional
 
-from rt4chart.judges.offline.counts import is_year, labels
+from rt4chart.judges.offline.counts import day_of_month, is_year, labels
 from rt4chart.text.lexicon import Token, in_title_case, is_acronym, name_kind, starts_sentence
 
 PRONOUNS = frozenset("he she it they his her its their him them this these".split())
@@ -71,6 +71,7 @@ class _Slot(NamedTuple):
     near: set[str]       # the claim's content words around it
     lead: Optional[str]  # the stem of the context's name it continues ('Cory' of 'Cory Wurthinger'), if any
     unit: Optional[str]  # the plain word a figure counts ('points' of '94 points'), if any
+    dated: bool = False  # a figure that is a day of a month ('August 28th'): filled only by another day
 
 
 _MULTIPLIERS = frozenset("once twice thrice".split())  # how often, not how many: no figure's substitute
@@ -98,7 +99,8 @@ def _slot(word: Token, claim: list[Token], index, answer: str) -> _Slot:
             and before.stem in index.plain_names else None)
     if lead is None and before is not None and word.number is not None and labels(claim, at, answer):
         lead = before.stem  # 'Line 29' is filled only by another line's figure, not by '43-line Form 8829'
-    return _Slot(word, _neighbours(claim, at), lead, _unit(claim, at, answer) if word.number is not None else None)
+    return _Slot(word, _neighbours(claim, at), lead, _unit(claim, at, answer) if word.number is not None else None,
+                 word.number is not None and day_of_month(claim, at))
 
 
 def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[str],
@@ -119,8 +121,8 @@ def _substitute(slot: _Slot, sentence: list[Token], text: str, claim_stems: set[
                                  or (names is not None and u.stem not in names)):
             continue
         if u.number is not None and (u.lower in _MULTIPLIERS or _other_unit(slot.unit, _unit(sentence, j, text))
-                                     or is_year(u) != is_year(word)):  # a year for a year, a count for a count
-            continue
+                                     or is_year(u) != is_year(word) or day_of_month(sentence, j) != slot.dated):
+            continue  # a year for a year, a day of a month for a day, a count for a count
         if slot.lead is not None and (j == 0 or sentence[j - 1].stem != slot.lead):
             continue
         common = len(slot.near & _neighbours(sentence, j))
