@@ -48,6 +48,19 @@ def test_a_heading_or_list_label_is_no_claim(label):
     assert claims_of(f"{label}\nHistidine is needed for growth.") == ["Histidine is needed for growth."]
 
 
+@pytest.mark.parametrize("intro", ["To make ghee at home from milk, follow these steps based on the given passages:",
+                                   "The proper way to dispose of a worn flag is as follows:",
+                                   "To soothe mouth sores, you can try the following remedies:"])
+def test_a_sentence_that_introduces_what_follows_is_no_claim(intro):
+    assert claims_of(f"{intro}\n1. Heat the butter until it melts.") == ["Heat the butter until it melts."]
+
+
+@pytest.mark.parametrize("sentence", ["Passage 1 provides the general steps to set the default browser in Windows 7:",
+                                      "The bridge that opened in 1998 has carried these vehicles:"])
+def test_a_sentence_that_says_something_before_its_colon_is_still_a_claim(sentence):
+    assert claims_of(f"{sentence}\n1. Cars and buses every day.")[0] == sentence
+
+
 @pytest.mark.parametrize("sentence", ["The answer is: 42.", "Note: the bridge opened in 1998.",
                                       "The bridge opened in 1998 and carries four lanes."])
 def test_a_sentence_with_a_colon_inside_is_still_a_claim(sentence):

@@ -117,4 +117,6 @@ __version__ = "0.1.0"
 #     items and is no claim.
 # 73: a month's figure is a date, no label ('March 2015' is a year); a day of a month is contradicted only by
 #     another day ('from August 28th' beside 'a 7-day trip' is unstated), in the figure proof and the slot search.
-METHOD_REVISION = 73
+# 74: a sentence that only introduces what follows it ('To make ghee, follow these steps:', '… as follows:') is no
+#     claim.
+METHOD_REVISION = 74

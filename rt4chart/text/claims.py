@@ -40,6 +40,12 @@ _META = re.compile(
 )
 
 
+# A sentence that points at what follows it: 'follow these steps:', 'as follows:', 'the tips below:'. One that says
+# something of its own before the colon ('Passage 1 gives the steps for Windows 7:', 'It has two causes:') stays.
+_INTRO = re.compile(r"\b(?:(?:follow(?:ing)?|try|use|take|do)\s+(?:these|this|the following)|the following|as follows|below)"
+                    r"\b(?:\s+[\w'-]+){0,6}\s*:\W*$", re.IGNORECASE)
+
+
 # "Based on the given passages, …", "According to the context, …", "The passages state that …": the fact after
 # it is the claim. A prefix naming a passage by number ("According to passage 2, …") stays: the citation is
 # checked (rt4chart.judges.offline.context_checks).
@@ -77,9 +83,10 @@ def meta_prefix(text: str) -> int:
 
 def is_meta(text: str) -> bool:
     """True for text that is not a claim about the subject: questions, pleasantries, remarks on the sources,
-    headings and list labels."""
+    headings and list labels, and a sentence that only introduces what follows it ('To make ghee, follow these
+    steps:'; the items after it are the claims)."""
     stripped = text.strip()
-    return stripped.endswith("?") or bool(_META.search(stripped)) or is_heading(stripped)
+    return stripped.endswith("?") or bool(_META.search(stripped) or _INTRO.search(stripped)) or is_heading(stripped)
 
 
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
