@@ -335,6 +335,17 @@ def test_a_contradiction_the_word_check_found_is_explained_by_it_first(hybrid):
     assert toll.rationale.endswith(("also flags it", "does not clear it"))
 
 
+def test_a_claim_both_readings_flag_names_what_the_context_lacks_first():
+    """Where the word check and the model both flag a claim, the rationale opens with what the context does not say
+    (what the user can check), then says the model's reading agrees."""
+    report = audit("The bridge opened to traffic in 1998. It carries four lanes of traffic across the river.",
+                   "The tunnel under the harbour was designed by a Danish engineering firm.", judge=make_judge("hybrid"))
+    claim = report.claims[0]
+    assert claim.verdict is Verdict.BASELESS
+    assert claim.rationale.startswith("word check: the context does not mention 'Danish'")
+    assert claim.rationale.endswith("also flags it")
+
+
 def test_beside_a_question_the_models_doubt_still_flags_what_the_words_find():
     """HaluEval's wrong relations look like this: every word is in the context, in two sentences."""
     context = "Boston College is located in Chestnut Hill. Stanford University is in California."

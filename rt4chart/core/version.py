@@ -119,4 +119,6 @@ __version__ = "0.1.0"
 #     another day ('from August 28th' beside 'a 7-day trip' is unstated), in the figure proof and the slot search.
 # 74: a sentence that only introduces what follows it ('To make ghee, follow these steps:', '… as follows:') is no
 #     claim.
-METHOD_REVISION = 74
+# 75: where the word check and the model both flag a claim, the hybrid's rationale names what the context lacks
+#     first.
+METHOD_REVISION = 75

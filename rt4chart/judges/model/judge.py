@@ -625,7 +625,8 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
     """Why the fused verdict, said from the same decision: the side that agrees with the verdict gives its reason,
     and a side that disagreed is said to be outweighed (the model's support, to not clear a word-check flag), never
     quoted against the verdict (an entailed claim never says 'no support', a flagged one never says its content is
-    found)."""
+    found). Where both flag it, the word check's reason comes first: its contradiction, or what the context lacks, is
+    what the user can check."""
     flagged = verdict is not Verdict.ENTAILED
     model_flags = read.verdict is not Verdict.ENTAILED
     word_flags = lexical.verdict.is_hallucination
@@ -635,6 +636,8 @@ def fused_rationale(verdict: Verdict, read: Judgement, lexical: Judgement, offli
             and read.verdict is not Verdict.CONTRADICTED:  # the contradiction's finder speaks first
         agrees = "also flags it" if model_flags else "does not clear it"
         return f"word check: {lexical.rationale}; {model_doubt} {agrees}"
+    if verdict is Verdict.BASELESS and model_flags and word_flags:
+        return f"word check: {lexical.rationale}; {model_doubt} also flags it"
     if model_flags == flagged and word_flags == flagged:
         return f"{read.rationale}; word check: {lexical.rationale}"
     if model_flags == flagged:
