@@ -436,6 +436,21 @@ def test_a_whole_said_of_what_the_context_says_of_a_part_is_contradicted():
     assert which.claims[0].verdict is not Verdict.CONTRADICTED, which.claims[0].rationale
 
 
+def test_a_whole_said_of_a_part_is_found_in_a_claim_that_joins_several_facts():
+    """A claim that packs the cause and the count into one sentence covers the sentence with the part only in part;
+    the part check still reads it (its own guards hold its precision); a claim that says nothing of what the part
+    underwent is no contradiction."""
+    context = ("An oil leak in the engine room caused the blast on Tuesday. Five out of six people were injured by "
+               "broken glass and have been sent to the hospital.")
+    joined = audit(context, "The blast, caused by an oil leak in the engine room, resulted in six people being "
+                            "injured by broken glass, with five hospitalized.").claims[0]
+    assert joined.verdict is Verdict.CONTRADICTED, joined.rationale
+    assert joined.rationale == "the context says it of 'Five out of six people', not of 'six people'"
+    other = audit(context, "The blast, caused by an oil leak in the engine room, forced six people to leave the "
+                           "ship on Tuesday.").claims[0]
+    assert other.verdict is not Verdict.CONTRADICTED, other.rationale
+
+
 def test_a_figure_given_to_a_verb_the_context_counts_with_another_figure_is_contradicted():
     """'Five people were infected and three died': the context gives 'five', to the infected; a claim that five
     died is wrong (a ragtruth Evident Conflict). The claim that gives each figure its verb, the one that names the

@@ -121,4 +121,6 @@ __version__ = "0.1.0"
 #     claim.
 # 75: where the word check and the model both flag a claim, the hybrid's rationale names what the context lacks
 #     first.
-METHOD_REVISION = 75
+# 76: a whole said of what the context says of a part is found in a claim that joins several facts (the part check
+#     reads a sentence the claim covers from 0.3, not 0.6).
+METHOD_REVISION = 76
