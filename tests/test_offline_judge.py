@@ -798,6 +798,19 @@ def test_a_dotted_abbreviation_is_the_same_word_undotted():
     assert claim.verdict is Verdict.ENTAILED, claim.rationale
 
 
+def test_two_sentences_written_without_a_space_are_two_words_at_the_dot():
+    """Passages joined without a space ('… aired on ESPN.Barry Lamar Bonds (born …)', a halueval context) hid 'ESPN':
+    a capitalised word after a word of two or more letters starts anew; initials, domains and code names stay whole."""
+    assert [t.text for t in tokenize("on ESPN.Barry Lamar, season.Alf Heiberg")] == [
+        "on", "ESPN", "Barry", "Lamar", "season", "Alf", "Heiberg"]
+    assert [t.text for t in tokenize("J.R.R. Tolkien, U.S.Army, example.com, Node.js, 2.5.1")] == [
+        "J.R.R", "Tolkien", "U.S.Army", "example.com", "Node.js", "2.5.1"]
+    context = ("Bonds on Bonds is a reality TV series starring Barry Bonds that aired on ESPN.Barry Lamar Bonds (born "
+               "July 24, 1964) is an American former baseball left fielder.")
+    claim = audit(context, "ESPN", question="What network aired the reality TV show about Barry Bonds?").claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+
+
 def test_a_stated_comparison_is_read_as_a_figure_the_context_must_give():
     """'more than 50' where the context says 61 is not proved by the words: the figure 50 is not in it (comparisons
     were an experiment that lowered FaithBench and HaluEval BA; docs/benchmarks.md)."""

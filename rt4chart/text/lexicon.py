@@ -12,7 +12,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator, Optional
 
-_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*(?:%|(?:st|nd|rd|th)\b)?|\w+(?:['\u2019]\w+)*(?:[.-]\w+)*")
+# A '.' inside a word joins ('U.S', 'example.com', 'Node.js') unless a capitalised word follows a word of two or more
+# letters: two sentences written without a space between them ('aired on ESPN.Barry Lamar Bonds (born …)').
+_TOKEN = re.compile(r"\$?\d+(?:[.,:]\d+)*(?:%|(?:st|nd|rd|th)\b)?|\w+(?:['\u2019]\w+)*(?:-\w+|\.(?!(?<=\w\w\.)[A-Z][a-z])\w+)*")
 
 
 @lru_cache(maxsize=1)
