@@ -811,6 +811,16 @@ def test_two_sentences_written_without_a_space_are_two_words_at_the_dot():
     assert claim.verdict is Verdict.ENTAILED, claim.rationale
 
 
+def test_a_word_written_as_part_of_a_hyphenated_one_is_found_with_its_sentence():
+    """'action' is in 'action-adventure-fantasy film': the sentence that says it is among the claim's nearest, and the
+    claim is entailed with it (it had been baseless: 'the sentences nearest to the claim do not mention …')."""
+    context = ("The song was featured in a film about a warrior. The Warriors Gate is a 2016 Chinese-French "
+               "action-adventure-fantasy film directed by Matthias Hoene.")
+    claim = audit(context, "action", question="What genre is The Warriors Gate?").claims[0]
+    assert claim.verdict is Verdict.ENTAILED, claim.rationale
+    assert [e.sentence_index for e in claim.evidence] == [1]
+
+
 def test_a_stated_comparison_is_read_as_a_figure_the_context_must_give():
     """'more than 50' where the context says 61 is not proved by the words: the figure 50 is not in it (comparisons
     were an experiment that lowered FaithBench and HaluEval BA; docs/benchmarks.md)."""

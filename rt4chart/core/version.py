@@ -124,4 +124,6 @@ __version__ = "0.1.0"
 # 76: a whole said of what the context says of a part is found in a claim that joins several facts (the part check
 #     reads a sentence the claim covers from 0.3, not 0.6).
 # 77: two sentences written without a space ('aired on ESPN.Barry Lamar Bonds') are two words at the dot.
-METHOD_REVISION = 77
+# 78: the parts of a hyphenated word are terms of its sentence ('action' of 'action-adventure'): a claim's word is
+#     found with the sentence that writes it.
+METHOD_REVISION = 78

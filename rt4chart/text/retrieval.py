@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from rt4chart.core.types import Sentence
 from rt4chart.text.lexicon import (
@@ -44,6 +44,16 @@ def _written_as_names(tokens: list[Token], text: str) -> list[str]:
     return [t.stem for t in capitals if not starts_sentence(text, t.start)]
 
 
+def _terms(tokens: list[Token]) -> Iterator[str]:
+    """A sentence's BM25 terms: the stems of its content words, and of each part of a hyphenated one ('action' and
+    'adventur' of 'action-adventure'), which a claim may write on its own."""
+    for t in tokens:
+        if t.is_content:
+            yield t.stem
+            if "-" in t.stem and t.number is None:
+                yield from (part for part in t.stem.split("-") if len(part) > 2 and not part.isdigit())
+
+
 class SentenceIndex:
     """BM25 statistics and numbers of every context sentence, the context's vocabulary, and (made on
     demand) each sentence's tokens, stems, surface words and values."""
@@ -60,7 +70,7 @@ class SentenceIndex:
             toks = tokenize(sentence.text)
             names.update(_written_as_names(toks, sentence.text))
             self.numbers.append(frozenset(number_key(t.number) for t in toks if t.number is not None))
-            self.term_counts.append(Counter(t.stem for t in toks if t.is_content))
+            self.term_counts.append(Counter(_terms(toks)))
             lowers.update(t.lower for t in toks)
             initials.update(i for run in capitalized_runs(toks) for i in run_initials(run))
         self.tokens: _PerSentence = _PerSentence(n, lambda i: tokenize(self.sentences[i].text))
