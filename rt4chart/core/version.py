@@ -126,4 +126,5 @@ __version__ = "0.1.0"
 # 77: two sentences written without a space ('aired on ESPN.Barry Lamar Bonds') are two words at the dot.
 # 78: the parts of a hyphenated word are terms of its sentence ('action' of 'action-adventure'): a claim's word is
 #     found with the sentence that writes it.
-METHOD_REVISION = 78
+# 79: an irregular plural is stemmed as its singular ('teeth' as 'tooth', 'women' as 'woman', '-men' as '-man').
+METHOD_REVISION = 79

@@ -159,12 +159,30 @@ _IRREGULAR_VERBS = {form: base for base, forms in (
     ("become", "became"), ("mistake", "mistook mistaken")) for form in forms.split()}
 
 
+# Irregular plurals -> the singular, which Porter cannot reach ('children' / 'child', 'women' / 'woman'). Plurals that
+# are as often a verb are left out: 'lives', 'leaves', 'analyses', 'diagnoses'.
+_IRREGULAR_PLURALS = {
+    "children": "child", "women": "woman", "men": "man", "feet": "foot", "teeth": "tooth", "mice": "mouse",
+    "geese": "goose", "wives": "wife", "knives": "knife", "halves": "half", "wolves": "wolf", "shelves": "shelf",
+    "calves": "calf", "thieves": "thief", "crises": "crisis", "theses": "thesis", "phenomena": "phenomenon",
+    "criteria": "criterion", "oxen": "ox"}
+
+
+def _singular(word: str) -> str:
+    """An irregular plural as its singular, a compound's '-men' as '-man' ('policemen', 'spokeswomen')."""
+    if word in _IRREGULAR_PLURALS:
+        return _IRREGULAR_PLURALS[word]
+    if len(word) > 5 and word.endswith("men") and word.isalpha():
+        return word[:-3] + "man"
+    return word
+
+
 @lru_cache(maxsize=200_000)
 def stem(word: str) -> str:
     """Porter stem of a lower-case word, in its American spelling, an irregular past form as its verb ('shown' as
-    'show'), a hyphenated word's parts each stemmed ('check-ins' as 'check-in'); cached: the same words recur
-    across windows."""
-    word = _IRREGULAR_VERBS.get(word, word)
+    'show'), an irregular plural as its singular ('children' as 'child'), a hyphenated word's parts each stemmed
+    ('check-ins' as 'check-in'); cached: the same words recur across windows."""
+    word = _IRREGULAR_VERBS.get(word) or _singular(word)
     if "-" in word and all(part.isalpha() for part in word.split("-")):
         return "-".join(stem(part) for part in word.split("-"))
     if len(word) <= 3 or not word.isalpha():
