@@ -29,6 +29,7 @@ def texts(text):
     ("Founded in 1989.James left!Then he came back.", ["Founded in 1989.", "James left!", "Then he came back."]),
     ("J.R.R.Tolkien wrote it. The U.S.Army and St.Louis are e.g.Names here.",
      ["J.R.R.Tolkien wrote it.", "The U.S.Army and St.Louis are e.g.Names here."]),
+    ("It aired on ESPN.Barry Bonds is a player.", ["It aired on ESPN.", "Barry Bonds is a player."]),  # an acronym too
     ("Pi is 3.14 today.", ["Pi is 3.14 today."]),
 ])
 def test_sentences_split_where_a_reader_would(text, expected):

@@ -127,4 +127,6 @@ __version__ = "0.1.0"
 # 78: the parts of a hyphenated word are terms of its sentence ('action' of 'action-adventure'): a claim's word is
 #     found with the sentence that writes it.
 # 79: an irregular plural is stemmed as its singular ('teeth' as 'tooth', 'women' as 'woman', '-men' as '-man').
-METHOD_REVISION = 79
+# 80: a sentence glued to the next after an acronym ('aired on ESPN.Barry Bonds is …') is cut there, as after a
+#     lower-case word.
+METHOD_REVISION = 80

@@ -30,8 +30,9 @@ _LINE = re.compile(r"[^\r\n]+")
 _HAS_WORD = re.compile(r"\w")
 # A sentence end glued to the next sentence ("...in the 19th century.First for Women is..."), as passages joined
 # without a space arrive: an end mark (and a closing quote or bracket) right before a capitalised word. It is
-# cut only after a word of at least two lower-case letters or digits that is no abbreviation, so initials
-# ("J.R.R.Tolkien"), "U.S.Army", "St.Louis" and "e.g.The" stay whole (decimals have no capital after them).
+# cut only after a word of at least two lower-case letters or digits, or an acronym ("aired on ESPN.Barry Bonds"), that
+# is no abbreviation, so initials ("J.R.R.Tolkien"), "U.S.Army", "St.Louis" and "e.g.The" stay whole (decimals have no
+# capital after them).
 _GLUED = re.compile(r"[.!?][\"”’)\]]?(?=[A-Z][a-z])")
 _WORD_BEFORE = re.compile(r"[\w.]*[\"”’)\]]?$")
 # A one-letter unit after a number ends its sentence when a capitalised word follows ('350 F. Bake', '3 m. It'):
@@ -99,12 +100,12 @@ def _cut(body: str, spans, pattern: re.Pattern, ends_sentence=None):
 
 
 def _glued_end(body: str, start: int, match: re.Match) -> bool:
-    """Whether a _GLUED match ends a sentence: the word before it is at least two lower-case letters or digits
-    and no abbreviation."""
+    """Whether a _GLUED match ends a sentence: the word before it is at least two lower-case letters or digits, or an
+    acronym in capitals, and no abbreviation."""
     before = _WORD_BEFORE.search(body, start, match.start())  # always matches (it may match nothing)
     word = before.group().rstrip("\"”’)]") if before else ""
     end = word[-2:]
-    return not (len(end) < 2 or not end.isalnum() or end != end.lower() or "." in word
+    return not (len(end) < 2 or not end.isalnum() or (end != end.lower() and not word.isupper()) or "." in word
                 or word.lower() in ABBREVIATIONS)
 
 
