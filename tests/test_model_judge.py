@@ -9,9 +9,13 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from rt4chart import audit  # noqa: E402
+from rt4chart.auditing.pipeline import prepare  # noqa: E402
+from rt4chart.core.cost import Cost  # noqa: E402
 from rt4chart.core.errors import JudgeConfigError  # noqa: E402
+from rt4chart.core.types import Verdict  # noqa: E402
 from rt4chart.judges.factory import make_judge  # noqa: E402
 from rt4chart.judges.model.checkpoint import Checkpoint, label_map  # noqa: E402
+from rt4chart.judges.model.judge import ModelJudgement  # noqa: E402
 
 from .tiny_models import build, export_onnx  # noqa: E402
 
@@ -52,6 +56,27 @@ def test_an_nli_checkpoint_that_reads_entailment_entails_with_an_evidence_senten
     for claim in report.claims:
         assert [e.relation for e in claim.evidence] == ["supports"]
     assert report.coverage.cost.model_pairs > 0 and report.coverage.cost.model_tokens > report.coverage.cost.model_pairs
+
+
+def test_the_evidence_of_a_whole_answer_is_read_in_one_call_and_each_claim_gets_the_sentence_it_gets_alone(models):
+    judge = make_judge("model", model=str(models["entailing"]))
+    data = prepare(CONTEXT, ANSWER, None)
+    claims = judge.decompose(data, Cost())
+    every = list(range(len(data.context_sentences)))
+
+    def judged(verdict):
+        return [(ModelJudgement(verdict, piece=every), c) for c in claims]
+
+    alone = [judged(Verdict.ENTAILED)[i] for i in range(len(claims))]
+    for one in alone:
+        judge._evidence([one], data, Cost())
+    together, calls = judged(Verdict.ENTAILED), []
+    read = judge._probs
+    judge._probs = lambda pairs, usage, audit: calls.append(len(pairs)) or read(pairs, usage, audit)
+    judge._evidence(together + judged(Verdict.BASELESS), data, Cost())
+    assert calls == [len(claims) * 3]  # three candidates a claim, one call; a baseless claim reads nothing
+    assert [j.supporting for j, _ in together] == [j.supporting for j, _ in alone]
+    assert all(len(j.supporting) == 1 for j, _ in together)
 
 
 def test_contradiction_comes_first_and_neutral_is_baseless(models):

@@ -141,7 +141,7 @@ class ModelJudge(Judge):
         """A claim that a window entails is entailed by the whole context, and a window's contradiction comes
         first: those keep their local reading. The others are read against the sentences of the whole
         context that match them best (evidence spread over several windows, or missed by the routing)."""
-        finals: dict[int, Judgement] = {}
+        finals: dict[int, ModelJudgement] = {}
         settled = {}
         for claim in claims:
             hint = hints.get(claim.id)
@@ -154,7 +154,7 @@ class ModelJudge(Judge):
             hint = hints.get(claim.id)
             local = hint if isinstance(hint, ModelJudgement) else None
             if claim.id in settled and local is not None:
-                finals[claim.id] = self._decide(claim, local.entail, local.contra, local.piece, audit, usage, True)
+                finals[claim.id] = self._decide(claim, local.entail, local.contra, local.piece)
                 continue
             g = overall[claim.id]
             entail = max(g.entail, local.entail if local else 0.0)
@@ -165,8 +165,9 @@ class ModelJudge(Judge):
                 source = local
             else:
                 source = g
-            finals[claim.id] = self._decide(claim, entail, contra, source.piece, audit, usage, final=True)
-        return finals
+            finals[claim.id] = self._decide(claim, entail, contra, source.piece)
+        self._evidence([(finals[c.id], c) for c in claims], audit, usage)
+        return dict(finals)
 
     # reading ------------------------------------------------------------------------------------------
     def _hypothesis(self, claim: Claim, audit: AuditInput) -> str:
@@ -291,7 +292,7 @@ class ModelJudge(Judge):
             entail, e_piece = b.get("e", (0.0, []))
             contra, c_piece = b.get("c", (0.0, []))
             piece = c_piece if contra >= self.contradict_from and contra >= entail else e_piece
-            out[claim.id] = self._decide(claim, entail, contra, piece, audit, usage, final=False)
+            out[claim.id] = self._decide(claim, entail, contra, piece)
         return out
 
     def _best_sentences(self, claim: Claim, audit: AuditInput) -> list[int]:
@@ -299,8 +300,7 @@ class ModelJudge(Judge):
         ranked = audit.index.rank(stems, range(len(audit.index)), self.config.global_sentences)
         return sorted(i for i, _ in ranked)
 
-    def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int], audit: AuditInput,
-                usage: Cost, final: bool) -> ModelJudgement:
+    def _decide(self, claim: Claim, entail: float, contra: float, piece: list[int]) -> ModelJudgement:
         verdict, score = model_verdict(entail, contra, self.config.entail_threshold, self.contradict_from)
         if verdict is Verdict.CONTRADICTED:
             why = f"the model reads a contradiction (P {contra:.2f})"
@@ -311,30 +311,38 @@ class ModelJudge(Judge):
         j = ModelJudgement(verdict, rationale=why, score=score, entail=entail, contra=contra, piece=list(piece))
         if verdict is not Verdict.ENTAILED:
             j.unsupported = list(claim.spans)
-        if final and piece:
-            self._evidence(j, claim, audit, usage)
         return j
 
-    def _evidence(self, j: ModelJudgement, claim: Claim, audit: AuditInput, usage: Cost) -> None:
-        """The sentence of the deciding piece that the model rates highest alone for the verdict's relation."""
-        ranked_words = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
-        piece = ranked_words[: self.config.evidence_sentences]
-        if j.verdict is Verdict.BASELESS:
-            j.nearest = piece[:1]
-            return
-        hyp = self._hypothesis(claim, audit)
-        budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
-        candidates = [i for i in piece if self._tokens(audit)[i] <= budget] or piece[:1]
-        if len(candidates) == 1:
+    def _evidence(self, judged: list[tuple[ModelJudgement, Claim]], audit: AuditInput, usage: Cost) -> None:
+        """Per judgement: the sentence of its deciding piece that the model rates highest alone for the verdict's
+        relation (a baseless one is shown its piece's best match by words). Every claim's candidates are read in
+        one call, so the reader's lanes share the work of a whole answer."""
+        asks: list[tuple[ModelJudgement, list[int], str]] = []
+        for j, claim in judged:
+            if not j.piece:
+                continue
+            ranked_words = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
+            piece = ranked_words[: self.config.evidence_sentences]
+            if j.verdict is Verdict.BASELESS:
+                j.nearest = piece[:1]
+                continue
+            hyp = self._hypothesis(claim, audit)
+            budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
+            candidates = [i for i in piece if self._tokens(audit)[i] <= budget] or piece[:1]
+            asks.append((j, candidates, hyp))
+        pairs = [(self._premise([i], audit), hyp) for _, candidates, hyp in asks if len(candidates) > 1
+                 for i in candidates]
+        probs = iter(self._probs(pairs, usage, audit))
+        for j, candidates, _hyp in asks:
             ranked = candidates
-        else:
-            probs = self._probs([(self._premise([i], audit), hyp) for i in candidates], usage, audit)
-            at = 0 if j.verdict is Verdict.ENTAILED else 1
-            ranked = [i for _, i in sorted(zip((p[at] for p in probs), candidates), key=lambda x: -x[0])]
-        if j.verdict is Verdict.ENTAILED:
-            j.supporting = ranked[:1]
-        else:
-            j.contradicting = ranked[:1]
+            if len(candidates) > 1:
+                at = 0 if j.verdict is Verdict.ENTAILED else 1
+                read = [next(probs)[at] for _ in candidates]
+                ranked = [i for _, i in sorted(zip(read, candidates), key=lambda x: -x[0])]
+            if j.verdict is Verdict.ENTAILED:
+                j.supporting = ranked[:1]
+            else:
+                j.contradicting = ranked[:1]
 
     def _rank_lexically(self, claim: Claim, ids: list[int], audit: AuditInput) -> list[int]:
         """`ids` best-matching first by words (BM25); sentences sharing no word follow in their order."""
@@ -472,7 +480,7 @@ class HybridJudge(ModelJudge):
         out: dict[int, Judgement] = {}
         for claim, (entail, contra, _n) in zip(todo, self._probs(pairs, usage, audit)):
             if entail >= self.config.entail_threshold:
-                j = self._decide(claim, entail, contra, held[claim.id], audit, usage, final=False)
+                j = self._decide(claim, entail, contra, held[claim.id])
                 j.supporting = list(held[claim.id])  # the verdict used them all (no pair is read to pick one)
                 j.rationale = (f"the model reads it in the sentences that say it, without the question"
                                f"{self._read_as(held[claim.id], audit)} (P entailed {entail:.2f})")
@@ -595,8 +603,7 @@ class HybridJudge(ModelJudge):
         why = explain(p, fusion.threshold, fusion.contributions(x), readings)
         if not flagged:
             j = ModelJudgement(Verdict.ENTAILED, piece=list(piece), entail=readings.best_entail())
-            if piece:
-                self._evidence(j, claim, audit, usage)
+            self._evidence([(j, claim)], audit, usage)
             supporting = self._shown_support(claim, j, lexical, audit) if j.supporting else list(lexical.supporting[:1])
             return Judgement(Verdict.ENTAILED, supporting=supporting, score=fusion.raw_score(p),
                              rationale=f"{why}; word check: {lexical.rationale}", rule="fusion", signals=x)
