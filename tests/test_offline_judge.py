@@ -798,6 +798,8 @@ def test_an_irregular_plural_is_found_as_its_singular():
                   "Brush the teeth gently with a soft brush while women from the clinic and policemen watch.").claims[0]
     assert claim.rationale.startswith("100% of the claim's content"), claim.rationale
     assert stem("lives") == "live" and stem("leaves") == "leav"
+    for noun in ("specimen", "abdomen", "regimen", "stamen", "semen", "omen"):  # nouns in '-men' match their plural
+        assert stem(noun) == stem(noun + "s"), noun
 
 
 def test_a_dotted_abbreviation_is_the_same_word_undotted():

@@ -129,4 +129,5 @@ __version__ = "0.1.0"
 # 79: an irregular plural is stemmed as its singular ('teeth' as 'tooth', 'women' as 'woman', '-men' as '-man').
 # 80: a sentence glued to the next after an acronym ('aired on ESPN.Barry Bonds is …') is cut there, as after a
 #     lower-case word.
-METHOD_REVISION = 80
+# 81: a noun ending in '-men' and its plural share a stem again ('specimen' / 'specimens'; 79 parted them).
+METHOD_REVISION = 81

@@ -169,11 +169,14 @@ _IRREGULAR_PLURALS = {
 
 
 def _singular(word: str) -> str:
-    """An irregular plural as its singular, a compound's '-men' as '-man' ('policemen', 'spokeswomen')."""
+    """An irregular plural as its singular, a compound's '-men' as '-man' ('policemen', 'spokeswomen'). A noun that
+    itself ends in '-men' is mapped with its plural ('specimen' and 'specimens' both as 'speciman'), so the two still
+    match."""
     if word in _IRREGULAR_PLURALS:
         return _IRREGULAR_PLURALS[word]
-    if len(word) > 5 and word.endswith("men") and word.isalpha():
-        return word[:-3] + "man"
+    base = word[:-1] if word.endswith("mens") else word
+    if len(base) > 5 and base.endswith("men") and base.isalpha():
+        return base[:-3] + "man"
     return word
 
 
