@@ -7,11 +7,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator, Optional
 
-from rt4chart.batch.rows import run_records
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.cost import Cost
 from rt4chart.core.errors import InputError
-from rt4chart.data.predictions import output_line
+from rt4chart.core.types import Coverage
 from rt4chart.data.records import iter_rows, records_from_rows
 from rt4chart.evaluation.metrics import Scores, as_bool, fmt, score
 from rt4chart.judges.base import Judge
@@ -92,6 +91,16 @@ def normalise_gold(rows: Iterable[dict], source: str, mapping: Optional[dict] = 
                **{k: row[k] for k in ("dataset", "task") if k in row}}
 
 
+def _lines(records: list, judge: Judge, config: AuditConfig, workers: int) -> Iterator[dict]:
+    """Each record's predictions line, in input order, as `rt4chart batch` writes it."""
+    from rt4chart.batch.executors import local_executor
+    from rt4chart.batch.spec import RunSpec
+
+    executor = local_executor(RunSpec(judge=judge, config=config, workers=workers), keep=False)
+    for audited in executor.lines(enumerate(records)):
+        yield json.loads(audited.line)
+
+
 def group_scores(gold: list[dict], preds: dict[str, dict], strict: bool) -> dict[str, Scores]:
     """Scores over all records and per dataset and dataset/task."""
     groups: dict[str, list[dict]] = {"all": gold}
@@ -107,20 +116,24 @@ def group_scores(gold: list[dict], preds: dict[str, dict], strict: bool) -> dict
 
 def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = None, strict: bool = False,
               progress: Optional[Callable[[], None]] = None, workers: int = 1) -> BenchResult:
-    """Audit every gold record (question from `meta.question`) and score the predictions."""
+    """Audit every gold record (question from `meta.question`) and score the predictions. The records are audited
+    by the batch's local engine (`batch.executors.local_executor`): on several workers, a judge that computes runs
+    in processes with its share of the cores, as `rt4chart batch` runs it."""
     preds: list[dict] = []
     errors: list[str] = []
     cost, planned = Cost(), 0
     started = time.perf_counter()
     records = list(records_from_rows(gold, source="benchmark"))
-    for row in run_records(records, judge, config, workers=workers,
-                           progress=(lambda _r: progress()) if progress else None):
-        preds.append(output_line(row))
-        if row.report is None:
-            errors.append(f"{row.record.id}: {row.error}")
+    for line in _lines(records, judge, config or AuditConfig(), workers):
+        if progress:
+            progress()
+        preds.append(line)
+        if line.get("status") == "error":
+            errors.append(f"{line['id']}: {line['error']}")
             continue
-        cost += row.report.coverage.cost
-        planned += row.report.coverage.planned_calls
+        coverage = Coverage.model_validate(line["coverage"])
+        cost += coverage.cost
+        planned += coverage.planned_calls
     elapsed = time.perf_counter() - started
     by_id = {p["id"]: p for p in preds}
     # an unverified or failed answer is neither faithful nor hallucinated: it is not scored

@@ -1,12 +1,17 @@
 """The batch executors: whichever audits the rows (threads, local processes), each row comes back once, in the
 order given, as the same line; the local engine picks processes only for a judge that computes."""
 import json
+import os
 from dataclasses import replace
+
+import pytest
 
 from rt4chart.batch.executors import Processes, Threads, local_executor
 from rt4chart.batch.spec import RunSpec
 from rt4chart.core.rows import Record
+from rt4chart.judges import registry
 from rt4chart.judges.factory import make_judge
+from rt4chart.judges.offline.judge import OfflineJudge
 
 
 def rows() -> list[tuple[int, Record]]:
@@ -55,3 +60,63 @@ def test_the_local_engine_uses_processes_only_for_a_judge_that_computes_on_sever
     assert isinstance(local_executor(RunSpec(judge=offline, workers=1), keep=False), Threads)
     calling = make_judge("openai", base_url="http://127.0.0.1:9/v1", api_key="sk-test", model="m", use_cache=False)
     assert isinstance(local_executor(RunSpec(judge=calling, workers=4), keep=False), Threads)
+
+
+class ThreadsProbe(OfflineJudge):
+    """The offline judge with a `threads` option, as the model judges have: each build writes its threads to a file
+    named by the process that built it."""
+
+    name = "threads-probe-test"
+
+    def __init__(self, threads: int, folder: str):
+        super().__init__()
+        self.threads, self.folder = threads, folder
+
+    def rebuild_options(self) -> dict:
+        return {"threads": self.threads, "folder": self.folder}
+
+
+@pytest.fixture
+def threads_probe():
+    def build(threads: int, folder: str) -> ThreadsProbe:
+        with open(os.path.join(folder, f"built-in-{os.getpid()}"), "a") as f:
+            f.write(f"{threads}\n")
+        return ThreadsProbe(threads, folder)
+
+    registry.register(ThreadsProbe.name, "the offline judge with a threads option (test)")(build)
+    yield build
+    registry._REGISTRY.pop(ThreadsProbe.name, None)
+
+
+def test_each_local_process_takes_its_share_of_the_cores_when_the_judges_threads_are_automatic(threads_probe, tmp_path,
+                                                                                               monkeypatch):
+    """Two processes on a 4-core machine: each builds the judge with 2 threads, not with every core (a chosen count
+    stays as chosen)."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    for threads, each in ((0, "2"), (3, "3")):
+        folder = tmp_path / f"threads-{threads}"
+        folder.mkdir()
+        spec = RunSpec(judge=ThreadsProbe(threads, str(folder)), workers=2)
+        lines = list(Processes(spec).lines(rows()))
+        assert len(lines) == len(rows())
+        built = [f.read_text().split() for f in folder.iterdir()]
+        assert built and all(b == [each] for b in built)
+
+
+def test_a_bench_on_two_workers_audits_in_processes_and_scores_the_lines_of_one(monkeypatch):
+    """`rt4chart bench --workers 2` runs the batch's local engine: a judge that computes audits in processes, and
+    the predictions, the scores and the cost are those of one worker."""
+    import rt4chart.batch.executors as executors
+    from rt4chart.bench import run_bench
+
+    gold = [{"id": record.id, "context": record.context, "answer": record.answer, "hallucinated": n % 3 == 0,
+             "spans": []} for n, (_, record) in enumerate(rows()) if record.error is None]
+    judge = make_judge("offline")
+    one = run_bench(gold, judge)
+    made: list = []
+    engine = executors.local_executor
+    monkeypatch.setattr(executors, "local_executor", lambda spec, keep: made.append(engine(spec, keep)) or made[-1])
+    two = run_bench(gold, judge, workers=2)
+    assert [type(e) for e in made] == [Processes]
+    assert two.predictions == one.predictions and two.cost == one.cost and two.planned_calls == one.planned_calls
+    assert two.scores["all"] == one.scores["all"] and one.scores["all"].n == len(gold)

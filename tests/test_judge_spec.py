@@ -75,10 +75,10 @@ def test_a_new_judge_is_one_registration(scratch_registration):
         registry.register(scratch_registration, "again")(_build)
 
 
-def test_a_dask_worker_gives_a_model_judge_its_own_share_of_the_cores_and_nothing_else():
+def test_a_worker_gives_a_model_judge_its_own_share_of_the_cores_and_nothing_else():
     """Automatic inference threads (0) become the worker's share (never none); a chosen count, a judge without threads
     and a build outside a worker are left as they are."""
-    from rt4chart.batch.dask_engine import local_share, within_worker_share
+    from rt4chart.batch.cores import local_share, within_worker_share
 
     auto = JudgeSpec.of(make_judge("hybrid"))
     assert auto.options["threads"] == 0

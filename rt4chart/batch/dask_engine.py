@@ -13,13 +13,13 @@ them in the worker's memory only (never in a task's arguments, which Dask may lo
 """
 from __future__ import annotations
 
-import os
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
 from rt4chart.batch.audited import AuditedLine, projected
+from rt4chart.batch.cores import local_share, within_worker_share
 from rt4chart.batch.partitions import Partition, read_partition
 from rt4chart.batch.rows import audit_record
 from rt4chart.core.config import AuditConfig
@@ -71,23 +71,6 @@ def _worker_task_threads() -> Optional[int]:
         return int(get_worker().state.nthreads)
     except (ImportError, ValueError, AttributeError):
         return None
-
-
-def within_worker_share(spec: JudgeSpec, share: Optional[int]) -> JudgeSpec:
-    """A judge whose inference threads are automatic (`threads` 0) gets `share` of them on a worker: for a local
-    cluster, the machine's cores divided among its workers; on a cluster rt4chart did not start, the worker's task
-    threads (the share its operator gave it). Left automatic, ONNX Runtime takes every core in every worker: two
-    workers on 2 cores audited ragtruth_dev with the hybrid judge at 4.9 answers/s, against 8.7 with one thread
-    each (docs/benchmarks.md). Threads never change a reading, so the output is the same."""
-    options = spec.options
-    if options.get("threads") != 0 or not share:
-        return spec
-    return JudgeSpec.make(spec.kind, {**options, "threads": max(1, share)})
-
-
-def local_share(workers: int) -> int:
-    """Each worker's share of this machine's cores in a local cluster of `workers` (at least one thread)."""
-    return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
 @lru_cache(maxsize=2)

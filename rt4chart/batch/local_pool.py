@@ -1,6 +1,7 @@
 """`--workers N` with the local engine for a judge that computes (the offline judge is pure Python under
 the GIL, so threads would only contend): N processes, each auditing chunks of rows, results in input
-order, at most 2 x N chunks in flight. LLM judges keep threads (they wait on the network)."""
+order, at most 2 x N chunks in flight; a judge with automatic inference threads gets each process its share of the
+cores (`batch.cores`). LLM judges keep threads (they wait on the network)."""
 from __future__ import annotations
 
 import multiprocessing
@@ -10,6 +11,7 @@ from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
 from rt4chart.batch.audited import AuditedLine, projected
+from rt4chart.batch.cores import local_share, within_worker_share
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
@@ -42,7 +44,7 @@ def _audit_chunk(rows: list[tuple[int, Record]], spec: JudgeSpec, config_json: s
 def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: AuditConfig, workers: int,
                   keep: bool = False, cache_path: Optional[str] = None) -> Iterator[AuditedLine]:
     """One line per row, in input order, from `workers` processes (`batch.executors.Processes`)."""
-    spec = JudgeSpec.of(judge)
+    spec = within_worker_share(JudgeSpec.of(judge), local_share(workers))  # no process takes every core
     context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         pending: deque = deque()
