@@ -222,3 +222,29 @@ def test_the_hybrid_reads_no_claim_again_once_a_window_entailed_it_and_decides_t
     figure = skipping.claims[1]  # '300 million' is never stated: proved in every window, never read
     assert figure.verdict.is_hallucination and figure.rationale.startswith("proof:")
     assert not any("300 million" in h for h in asked)
+
+
+def test_the_hybrid_picks_evidence_only_where_the_pick_can_reach_the_report(models, monkeypatch):
+    """The evidence pick reads each candidate sentence beside the claim. Where the fused verdict cannot show the
+    sentence it picks (the model entails a claim whose words the context lacks, and the word check's flag stands),
+    nothing is read, and the report is the one of a hybrid that picks for every claim, but for the pairs counted."""
+    from rt4chart.data.predictions import prediction
+    from rt4chart.judges.model.judge import HybridJudge
+
+    judge = make_judge("hybrid", model=str(models["entailing"]))
+    answer = ("The viaduct opened to traffic in December 2004. The viaduct was painted bright green by a Danish crew. "
+              "Visitors can learn about the viaduct near the toll plaza.")
+
+    def line(report) -> dict:
+        out = prediction("row", report)
+        out["coverage"] = {k: v for k, v in out["coverage"].items() if k not in ("model_pairs", "model_tokens")}
+        return out
+
+    picking = audit(LONG_CONTEXT, answer, judge=judge)
+    monkeypatch.setattr(HybridJudge, "_pick_shown", lambda self, claim, lexical, read, data: True)
+    picking_all = audit(LONG_CONTEXT, answer, judge=judge)
+
+    painted = picking.claims[1]  # read as entailed by the model; 'Danish' is nowhere in the context
+    assert painted.verdict.is_hallucination and "does not mention" in painted.rationale
+    assert line(picking) == line(picking_all)
+    assert picking.coverage.cost.model_pairs < picking_all.coverage.cost.model_pairs

@@ -138,9 +138,16 @@ class ModelJudge(Judge):
 
     def verify_global(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
                       usage: Cost) -> dict[int, Judgement]:
+        finals = self._global_readings(claims, hints, audit, usage)
+        self._evidence([(finals[c.id], c) for c in claims], audit, usage)
+        return dict(finals)
+
+    def _global_readings(self, claims: list[Claim], hints: dict[int, Judgement], audit: AuditInput,
+                         usage: Cost) -> dict[int, ModelJudgement]:
         """A claim that a window entails is entailed by the whole context, and a window's contradiction comes
         first: those keep their local reading. The others are read against the sentences of the whole
-        context that match them best (evidence spread over several windows, or missed by the routing)."""
+        context that match them best (evidence spread over several windows, or missed by the routing). No
+        evidence is picked yet (`_evidence`)."""
         finals: dict[int, ModelJudgement] = {}
         settled = {}
         for claim in claims:
@@ -166,8 +173,7 @@ class ModelJudge(Judge):
             else:
                 source = g
             finals[claim.id] = self._decide(claim, entail, contra, source.piece)
-        self._evidence([(finals[c.id], c) for c in claims], audit, usage)
-        return dict(finals)
+        return finals
 
     # reading ------------------------------------------------------------------------------------------
     def _hypothesis(self, claim: Claim, audit: AuditInput) -> str:
@@ -321,15 +327,10 @@ class ModelJudge(Judge):
         for j, claim in judged:
             if not j.piece:
                 continue
-            ranked_words = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
-            piece = ranked_words[: self.config.evidence_sentences]
             if j.verdict is Verdict.BASELESS:
-                j.nearest = piece[:1]
+                j.nearest = self._best_by_words(j, claim, audit)[:1]
                 continue
-            hyp = self._hypothesis(claim, audit)
-            budget = self.checkpoint.max_length - self.checkpoint.count_tokens(hyp) - 4
-            candidates = [i for i in piece if self._tokens(audit)[i] <= budget] or piece[:1]
-            asks.append((j, candidates, hyp))
+            asks.append((j, self._candidates(j, claim, audit), self._hypothesis(claim, audit)))
         pairs = [(self._premise([i], audit), hyp) for _, candidates, hyp in asks if len(candidates) > 1
                  for i in candidates]
         probs = iter(self._probs(pairs, usage, audit))
@@ -343,6 +344,19 @@ class ModelJudge(Judge):
                 j.supporting = ranked[:1]
             else:
                 j.contradicting = ranked[:1]
+
+    def _best_by_words(self, j: ModelJudgement, claim: Claim, audit: AuditInput) -> list[int]:
+        """The sentences of the judgement's deciding piece that match the claim best by words (at most
+        `evidence_sentences`)."""
+        ranked = self._rank_lexically(claim, j.piece, audit) if len(j.piece) > 1 else list(j.piece)
+        return ranked[: self.config.evidence_sentences]
+
+    def _candidates(self, j: ModelJudgement, claim: Claim, audit: AuditInput) -> list[int]:
+        """The sentences the evidence pick reads for an entailed or contradicted judgement: its best by words that
+        fit beside the claim (else the best alone, unread)."""
+        piece = self._best_by_words(j, claim, audit)
+        budget = self.checkpoint.max_length - self.checkpoint.count_tokens(self._hypothesis(claim, audit)) - 4
+        return [i for i in piece if self._tokens(audit)[i] <= budget] or piece[:1]
 
     def _rank_lexically(self, claim: Claim, ids: list[int], audit: AuditInput) -> list[int]:
         """`ids` best-matching first by words (BM25); sentences sharing no word follow in their order."""
@@ -454,11 +468,32 @@ class HybridJudge(ModelJudge):
                 j.rationale = "proof: " + j.rationale
                 proved[claim.id] = j
         rest = [c for c in claims if c.id not in proved]
-        model = super().verify_global(rest, {c.id: hints[c.id] for c in rest if c.id in hints}, audit, usage) \
+        read = self._global_readings(rest, {c.id: hints[c.id] for c in rest if c.id in hints}, audit, usage) \
             if rest else {}
-        model.update(self._said_in_its_words([c for c in rest if model[c.id].verdict is not Verdict.ENTAILED],
-                                                lexical, audit, usage))
+        said = self._said_in_its_words([c for c in rest if read[c.id].verdict is not Verdict.ENTAILED], lexical,
+                                       audit, usage)
+        self._evidence([(read[c.id], c) for c in rest
+                        if c.id not in said and self._pick_shown(c, lexical[c.id], read[c.id], audit)], audit, usage)
+        model: dict[int, Judgement] = {**read, **said}
         return {**proved, **{c.id: self._fuse(c, lexical[c.id], model[c.id], audit) for c in rest}}
+
+    def _pick_shown(self, claim: Claim, lexical: Judgement, read: ModelJudgement, audit: AuditInput) -> bool:
+        """Whether the sentence the evidence pick would choose for the model's reading can reach the report (`_fuse`):
+        a contradiction the fused verdict flags, or support the fused verdict shows unless the word check's sentence
+        holds more of the claim than every candidate (`_shown_support` then shows that sentence). A baseless reading
+        is shown its best sentence by words, which reads nothing. A third of the pick's reads on ragtruth were never
+        shown (docs/benchmarks.md); the reports are the same without them but for the pairs they count."""
+        if read.verdict is Verdict.BASELESS:
+            return True
+        flagged = self._fused_score(lexical, read, audit)[1] >= 0.5
+        if read.verdict is Verdict.CONTRADICTED or flagged:
+            return flagged and read.verdict is Verdict.CONTRADICTED
+        words = list(lexical.supporting)
+        if not words or not read.piece:
+            return True
+        held = self.offline.content_held
+        theirs = held(claim, audit, words[:1])
+        return any(held(claim, audit, [i]) >= theirs for i in self._candidates(read, claim, audit))
 
     def _said_in_its_words(self, claims: list[Claim], lexical: dict[int, Judgement], audit: AuditInput,
                               usage: Cost) -> dict[int, Judgement]:
@@ -491,11 +526,7 @@ class HybridJudge(ModelJudge):
         """One claim score from both judges: logit(offline) + k · logit(model) + b, each logit clipped to ±clip
         (k, b, clip chosen by measurement, docs/benchmarks.md); 0.5 stays the verdict's boundary. A hallucinated claim is contradicted when either
         judge found a contradiction; its spans are the offline judge's unsupported words where it has them."""
-        offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
-        mine = read.score if read.score is not None else 0.5
-        if self._doubt_only(lexical, read, audit):
-            mine = min(mine, 0.5)
-        score = fused_score(offline, mine, self.config)
+        offline, score = self._fused_score(lexical, read, audit)
         if score < 0.5:
             j = read if read.verdict is Verdict.ENTAILED else lexical
             verdict, spans = Verdict.ENTAILED, []
@@ -510,6 +541,14 @@ class HybridJudge(ModelJudge):
         if verdict is Verdict.ENTAILED:
             out.supporting = self._shown_support(claim, read, lexical, audit)
         return out
+
+    def _fused_score(self, lexical: Judgement, read: Judgement, audit: AuditInput) -> tuple[float, float]:
+        """The offline judge's claim score and the fused one (`_fuse`)."""
+        offline = lexical.score if lexical.score is not None else (0.9 if lexical.verdict.is_hallucination else 0.1)
+        mine = read.score if read.score is not None else 0.5
+        if self._doubt_only(lexical, read, audit):
+            mine = min(mine, 0.5)
+        return offline, fused_score(offline, mine, self.config)
 
     def _doubt_only(self, lexical: Judgement, read: Judgement, audit: AuditInput) -> bool:
         """Whether the model's reading is doubt that does not count: no question, the word check found every content
