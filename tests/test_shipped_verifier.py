@@ -352,4 +352,3 @@ def test_beside_a_question_the_models_doubt_still_flags_what_the_words_find():
     answer = "Stanford University is located in Chestnut Hill."
     judge = make_judge("hybrid")
     assert audit(context, answer, question="Where is Stanford University?", judge=judge).hallucinated
-
