@@ -30,6 +30,7 @@ class BenchResult:
     unverified: int = 0     # answers the judge failed on: not scored (neither faithful nor hallucinated)
     scored: int = 0         # answers the scores are computed over
     refused: str = ""       # why no score is presented (most answers unverified or failed)
+    workers: int = 1        # the workers that audited (processes for a judge that computes, else threads)
 
     @property
     def answers_per_s(self) -> float:
@@ -44,7 +45,7 @@ class BenchResult:
                 "prompt_tokens_per_answer": self.cost.prompt_tokens / n,
                 "completion_tokens_per_answer": self.cost.completion_tokens / n,
                 "errors": self.errors, "unverified": self.unverified, "scored": self.scored,
-                "refused": self.refused or None,
+                "refused": self.refused or None, "workers": self.workers,
                 "results": {k: v.as_dict() for k, v in self.scores.items()}}
 
 
@@ -92,7 +93,7 @@ def normalise_gold(rows: Iterable[dict], source: str, mapping: Optional[dict] = 
 
 
 def _lines(records: list, judge: Judge, config: AuditConfig, workers: int) -> Iterator[dict]:
-    """Each record's predictions line, in input order, as `rt4chart batch` writes it."""
+    """Each record's predictions line, in input order, as `rt4chart batch` writes it (`workers` already resolved)."""
     from rt4chart.batch.executors import local_executor
     from rt4chart.batch.spec import RunSpec
 
@@ -118,12 +119,16 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
               progress: Optional[Callable[[], None]] = None, workers: int = 1) -> BenchResult:
     """Audit every gold record (question from `meta.question`) and score the predictions. The records are audited
     by the batch's local engine (`batch.executors.local_executor`): on several workers, a judge that computes runs
-    in processes with its share of the cores, as `rt4chart batch` runs it."""
+    in processes with its share of the cores, as `rt4chart batch` runs it; `workers` AUTO_WORKERS (`--workers auto`) lets
+    the machine and the number of records decide (`batch.cores.auto_workers`)."""
+    from rt4chart.batch.cores import resolved_workers
+
     preds: list[dict] = []
     errors: list[str] = []
     cost, planned = Cost(), 0
     started = time.perf_counter()
     records = list(records_from_rows(gold, source="benchmark"))
+    workers = resolved_workers(workers, judge.makes_calls, len(records))
     for line in _lines(records, judge, config or AuditConfig(), workers):
         if progress:
             progress()
@@ -141,7 +146,7 @@ def run_bench(gold: list[dict], judge: Judge, config: Optional[AuditConfig] = No
     unverified = sum(1 for p in preds if p.get("status") == "unverified")
     result = BenchResult(predictions=preds, scores={}, elapsed_s=elapsed, answers=len(gold), cost=cost, planned_calls=planned,
                          errors=errors, unverified=unverified,
-                         scored=len(verified))
+                         scored=len(verified), workers=workers)
     if len(verified) * 2 < len(gold):
         result.refused = (f"only {len(verified)} of {len(gold)} answers were verified ({unverified} unverified, "
                           f"{len(errors)} failed): no score is presented; see the errors and the claims' reasons")

@@ -199,6 +199,10 @@ def test_bench_maps_columns_of_any_table(tmp_path, capsys):
                  "--answer-col", "reply", "--gold-col", "label", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["results"]["all"]["answer"]["balanced_accuracy"] == 1.0 and result["scored"] == 2
+    assert result["workers"] == 1  # two rows: audited in this process whatever the machine
+    assert main(["bench", "--judge", "offline", str(tmp_path / "g.csv"), "--quiet", "--id-col", "key",
+                 "--context-col", "docs", "--answer-col", "reply", "--gold-col", "label"]) == 0
+    assert "answers in" in (out := capsys.readouterr().out) and ", 1 worker); judge calls/answer" in out
 
 
 def test_bench_refuses_to_score_a_run_that_verified_nothing(gold_file, tmp_path, capsys):

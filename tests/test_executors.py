@@ -119,4 +119,61 @@ def test_a_bench_on_two_workers_audits_in_processes_and_scores_the_lines_of_one(
     two = run_bench(gold, judge, workers=2)
     assert [type(e) for e in made] == [Processes]
     assert two.predictions == one.predictions and two.cost == one.cost and two.planned_calls == one.planned_calls
+    assert (one.workers, two.workers) == (1, 2) and two.as_dict()["workers"] == 2
     assert two.scores["all"] == one.scores["all"] and one.scores["all"].n == len(gold)
+
+
+def test_a_run_not_told_its_width_takes_a_process_per_core_for_a_judge_that_computes_and_one_for_an_llm(monkeypatch):
+    """`--workers auto`: one process per core (at most 8), no more than the rows fill chunks of 16, one worker when
+    the rows are few or the judge waits on a provider; a number asked for is kept."""
+    from rt4chart.batch import cores
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert cores.auto_workers(False, 689) == 2 and cores.auto_workers(False, None) == 2
+    assert cores.auto_workers(False, 16) == 1 and cores.auto_workers(False, 17) == 2 and cores.auto_workers(False, 0) == 1
+    assert cores.auto_workers(True, 689) == 1
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    assert cores.auto_workers(False, 10_000) == cores.MAX_AUTO_WORKERS == 8 and cores.auto_workers(False, 40) == 3
+    assert cores.resolved_workers(5, False, 10) == 5 and cores.resolved_workers(cores.AUTO_WORKERS, False, 40) == 3
+
+
+@pytest.mark.parametrize("command", ["predict", "batch"])
+def test_predict_and_batch_audit_in_processes_by_default_and_write_what_one_worker_writes(command, tmp_path, monkeypatch):
+    """With no --workers, 40 rows on a 4-core machine go to 3 processes (chunks of 16), and the output is the one of
+    `--workers 1`, line for line."""
+    import rt4chart.batch.run as run
+    from rt4chart.cli.main import main
+
+    monkeypatch.setenv("RT4CHART_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("RT4CHART_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    source = tmp_path / "in.jsonl"
+    records = [r for _, r in rows() if r.error is None] * 4
+    source.write_text("".join(json.dumps({"id": f"{r.id}-{n}", "context": r.context, "answer": r.answer}) + "\n"
+                              for n, r in enumerate(records)))
+    widths: list = []
+    engine = run.local_executor
+    monkeypatch.setattr(run, "local_executor", lambda spec, keep: widths.append(spec.workers) or engine(spec, keep))
+    extra = ["--no-journal", "--no-store"] if command == "batch" else []
+    outputs = []
+    for width in ([], ["--workers", "1"]):
+        out = tmp_path / f"out{len(outputs)}.jsonl"
+        assert main([command, str(source), "-o", str(out), "--judge", "offline", "--quiet", *extra, *width]) == 0
+        outputs.append(out.read_text())
+    assert len(records) == 44 and widths == [3, 1]
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") == len(records)
+
+
+def test_workers_is_auto_or_a_positive_number(capsys):
+    from rt4chart.cli.main import build_parser
+    from rt4chart.core.defaults import AUTO_WORKERS
+
+    parser = build_parser()
+    assert parser.parse_args(["predict", "in.jsonl", "-o", "out.jsonl"]).workers == AUTO_WORKERS
+    assert parser.parse_args(["bench", "gold.jsonl", "--workers", "auto"]).workers == AUTO_WORKERS
+    assert parser.parse_args(["batch", "in.jsonl", "-o", "o.jsonl", "--workers", "3"]).workers == 3
+    for bad in ("0", "-2", "two"):
+        with pytest.raises(SystemExit) as stop:
+            parser.parse_args(["predict", "in.jsonl", "-o", "out.jsonl", "--workers", bad])
+        assert stop.value.code == 2
+        assert "expected 'auto' or a positive number of workers" in capsys.readouterr().err

@@ -11,13 +11,11 @@ from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
 from rt4chart.batch.audited import AuditedLine, projected
-from rt4chart.batch.cores import local_share, within_worker_share
+from rt4chart.batch.cores import ROWS_PER_CHUNK, local_share, within_worker_share
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
 from rt4chart.judges.spec import JudgeSpec
-
-CHUNK = 16
 
 
 @lru_cache(maxsize=4)
@@ -56,7 +54,7 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
 
         for item in rows:
             chunk.append(item)
-            if len(chunk) >= CHUNK:
+            if len(chunk) >= ROWS_PER_CHUNK:
                 submit(chunk)
                 chunk = []
                 if len(pending) >= 2 * workers:

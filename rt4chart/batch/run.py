@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import time
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from rt4chart.batch.audited import AuditedLine
+from rt4chart.batch.cores import resolved_workers
 from rt4chart.batch.executors import DaskWorkers, local_executor
 from rt4chart.batch.journal import Journal, file_digest, run_fingerprint
 from rt4chart.batch.output import PredictionsOutput, refuse_output_over_input
@@ -243,7 +244,10 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
     and stored, so the store never misses a row."""
     refuse_output_over_input(input_path, output_path)
     started = time.perf_counter()
+    if spec.engine == "dask":  # its partitions are planned for its workers, before the rows are counted
+        spec = replace(spec, workers=resolved_workers(spec.workers, spec.judge.makes_calls, None))
     source = _Input.of(input_path, spec)
+    spec = replace(spec, workers=resolved_workers(spec.workers, spec.judge.makes_calls, source.count))
     summary = BatchSummary(recognised=source.recognised(spec.mapping))
     with ExitStack() as stack:  # owns the output lock, the journal, the stored run and the temporary file
         output = PredictionsOutput(input_path, output_path, source.count, stack)

@@ -293,13 +293,21 @@ def cmd_bench(args) -> int:
         for name, s in result.scores.items():
             print(format_scores(name, s), file=out)
         d = result.as_dict()
-        print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s); "
+        print(f"throughput: {d['answers_per_s']} answers/s ({d['answers']} answers in {d['elapsed_s']} s, "
+              f"{_width(result.workers, judge)}); "
               f"judge calls/answer {d['judge_calls_per_answer']:.2f} (plan {d['planned_calls_per_answer']:.2f}); "
               f"tokens/answer "
               f"{d['prompt_tokens_per_answer']:.0f} prompt + {d['completion_tokens_per_answer']:.0f} completion", file=out)
         for e in result.errors[:10]:
             print(f"error: {e}", file=sys.stderr)
     return 1 if result.errors or result.refused else 0
+
+
+def _width(workers: int, judge) -> str:
+    """How a run audited its rows, for a throughput line: '1 worker', '2 processes' or '4 threads'."""
+    if workers <= 1:
+        return "1 worker"
+    return f"{workers} " + ("threads" if judge.makes_calls else "processes")
 
 
 def cmd_insights(args) -> int:

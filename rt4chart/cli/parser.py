@@ -55,8 +55,23 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
 
 
-WORKERS_HELP = ("parallel audits: processes for the judges that compute (offline, model, hybrid; with automatic "
-                "--threads each takes its share of the cores), threads for LLM judges (which wait on the network)")
+WORKERS_HELP = ("parallel audits, a number or 'auto' (the default: one process per core, at most 8, and one per 16 "
+                "rows, for the judges that compute; one for LLM judges): processes for the judges that compute "
+                "(offline, model, hybrid; with automatic --threads each takes its share of the cores), threads for "
+                "LLM judges (which wait on the network)")
+
+
+def workers_arg(text: str) -> int:
+    """`--workers`: 'auto' or a positive number."""
+    if text.strip().lower() == "auto":
+        return defaults.AUTO_WORKERS
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a positive number of workers, not {text!r}")
+    return value
 
 EXIT_CODES = """exit codes:
   0    done, and nothing matched --fail-on
@@ -107,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", help=".jsonl, .csv/.tsv or .parquet file (validated first, then streamed)")
     p.add_argument("-o", "--output", required=True, help="output JSONL, one line per input record ('-': stdout)")
     _table_args(p)
-    p.add_argument("--workers", type=int, default=1, help=WORKERS_HELP)
+    p.add_argument("--workers", type=workers_arg, default=defaults.AUTO_WORKERS, metavar="N|auto", help=WORKERS_HELP)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _fail_on_arg(p)
     _judge_args(p)
@@ -118,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True,
                    help="output JSONL, one line per input record, in input order ('-': stdout)")
     _table_args(p)
-    p.add_argument("--workers", type=int, default=1, help=WORKERS_HELP + "; with --engine dask, Dask workers")
+    p.add_argument("--workers", type=workers_arg, default=defaults.AUTO_WORKERS, metavar="N|auto", help=WORKERS_HELP + "; with --engine dask, Dask workers")
     p.add_argument("--journal", help="checkpoint file (default: OUTPUT.journal.sqlite3)")
     p.add_argument("--no-journal", action="store_true", help="do not checkpoint")
     p.add_argument("--restart", action="store_true", help="ignore rows finished by an earlier run")
@@ -192,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--dry-run", action="store_true",
                    help="with --judge openai: call nothing, report the calls and prompt tokens the plan would make")
-    p.add_argument("--workers", type=int, default=1, help=WORKERS_HELP)
+    p.add_argument("--workers", type=workers_arg, default=defaults.AUTO_WORKERS, metavar="N|auto", help=WORKERS_HELP)
     _judge_args(p)
     p.set_defaults(func=command("cmd_bench"))
     return parser
