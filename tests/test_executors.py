@@ -177,3 +177,96 @@ def test_workers_is_auto_or_a_positive_number(capsys):
             parser.parse_args(["predict", "in.jsonl", "-o", "out.jsonl", "--workers", bad])
         assert stop.value.code == 2
         assert "expected 'auto' or a positive number of workers" in capsys.readouterr().err
+
+
+class SlowProbe(OfflineJudge):
+    """The offline judge, slowed to `delay` seconds an answer; each audit leaves a file named by its answer, and the
+    first audit in a process records what that process inherited (its SIGTERM action, whether `fd` is open)."""
+
+    name = "slow-probe-test"
+
+    def __init__(self, delay: float, folder: str, fd: int = -1):
+        super().__init__()
+        self.delay, self.folder, self.fd = delay, folder, fd
+
+    def rebuild_options(self) -> dict:
+        return {"delay": self.delay, "folder": self.folder, "fd": self.fd}
+
+    def decompose(self, audit, usage):
+        import signal
+        import time
+
+        seen = os.path.join(self.folder, f"process-{os.getpid()}")
+        if not os.path.exists(seen):
+            try:
+                os.fstat(self.fd)
+                held = "open"
+            except OSError:
+                held = "closed"
+            default = signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+            with open(seen, "w") as f:
+                f.write(f"{held} {'default' if default else 'handled'}")
+        time.sleep(self.delay)
+        with open(os.path.join(self.folder, f"audited-{abs(hash(audit.answer))}"), "w"):
+            pass
+        return super().decompose(audit, usage)
+
+
+@pytest.fixture
+def slow_probe():
+    registry.register(SlowProbe.name, "the offline judge, slowed (test)")(
+        lambda delay, folder, fd=-1: SlowProbe(delay, folder, fd))
+    yield
+    registry._REGISTRY.pop(SlowProbe.name, None)
+
+
+def many_rows(n: int) -> list[tuple[int, Record]]:
+    return [(i, Record(id=f"r{i}", context="The bridge opened in 1998.", answer=f"The bridge opened in {1000 + i}.",
+                       row=i + 1)) for i in range(n)]
+
+
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
+def test_a_run_that_stops_taking_lines_stops_its_processes_and_audits_nothing_after(slow_probe, tmp_path):
+    """A caller that stops early (a job's cancel, an error, Ctrl-C) gets its processes stopped at once: the chunks
+    waiting are dropped and the ones being audited killed, instead of auditing every chunk in flight first."""
+    import multiprocessing
+    import time
+
+    before = set(multiprocessing.active_children())
+    spec = RunSpec(judge=SlowProbe(0.2, str(tmp_path)), workers=2)
+    lines = Processes(spec).lines(many_rows(128))  # chunks of 16 rows, 3.2 s each; 4 in flight
+    assert next(lines).position == 0
+    started = time.monotonic()
+    lines.close()
+    stopping = time.monotonic() - started
+    audited = len(list(tmp_path.glob("audited-*")))
+    time.sleep(1.0)
+    assert stopping < 1.5 and len(list(tmp_path.glob("audited-*"))) == audited < 64
+    assert set(multiprocessing.active_children()) <= before
+
+
+def test_an_audit_process_lets_go_of_its_parents_stop_handler_and_private_descriptors(slow_probe, tmp_path,
+                                                                                        monkeypatch):
+    """A job's worker keeps its lock to itself and answers SIGTERM by asking to stop between rows: the processes it
+    forks must neither hold the lock (a process outliving its worker would keep the job 'running') nor ignore the
+    SIGTERM that stops them. A descriptor not kept back stays open."""
+    import signal
+
+    from rt4chart.batch import locks
+
+    monkeypatch.setattr(locks, "_HELD_HERE", set())
+    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    kept, shared = os.open(tmp_path / "lock", os.O_RDWR | os.O_CREAT), os.open(tmp_path / "other", os.O_RDWR | os.O_CREAT)
+    try:
+        locks.hold_here(kept)
+        for fd, name in ((kept, "kept"), (shared, "shared")):
+            folder = tmp_path / name
+            folder.mkdir()
+            lines = list(Processes(RunSpec(judge=SlowProbe(0.0, str(folder), fd), workers=2)).lines(many_rows(40)))
+            assert [line.position for line in lines] == list(range(40))
+            seen = {f.read_text() for f in folder.glob("process-*")}
+            assert seen == {("closed" if name == "kept" else "open") + " default"}
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        os.close(kept)
+        os.close(shared)

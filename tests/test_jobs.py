@@ -110,7 +110,8 @@ def test_a_killed_worker_is_interrupted_and_resumes_from_its_journal(tmp_path):
     request = new_job(tmp_path, rows)
     folder = tmp_path / request.id
     jobs.launch(folder)
-    _, pid = paused_mid_run(tmp_path, request.id, lambda s: s.done > 0 and journaled(folder) > 0)
+    # past the store's first batch of 200 rows: a row counts as done once it is journaled and stored
+    _, pid = paused_mid_run(tmp_path, request.id, lambda s: s.done > 0 and journaled(folder) >= 400)
     before_kill = journaled(folder)
     os.kill(pid, signal.SIGKILL)
     killed = wait_for(tmp_path, request.id, lambda s: s.status in ("interrupted", "starting") and not
@@ -142,6 +143,10 @@ def test_a_cancelled_job_keeps_its_rows_and_launched_again_completes_the_same_ru
     jobs.launch(folder)
     cancelled = cancel_mid_run(tmp_path, request.id, lambda s: s.done >= 5)
     assert cancelled.status == "cancelled" and cancelled.run_id, cancelled.message
+    deadline = time.monotonic() + 10  # the worker writes its result, then ends; its audit processes end with it
+    while jobs.lock_is_held(folder) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not jobs.lock_is_held(folder)
     store = Store(default_url())
     run = store.get_run(cancelled.run_id)
     assert run.status == "cancelled" and 0 < run.rows < len(rows)
@@ -160,6 +165,7 @@ def test_a_stop_signal_inside_a_reports_serialisation_cancels_the_job_between_ro
     asks; the job stops between two rows and keeps what it audited."""
     import rt4chart.core.types as types
 
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)  # one worker: the rows are serialised in this process
     request = new_job(tmp_path, sample_rows(copies=3))
     calls = [0]
     real = types.unfolded

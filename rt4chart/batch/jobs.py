@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Mapping, Optional
 
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.defaults import AUTO_WORKERS
 from rt4chart.core.errors import InputError, Rt4chartError, first_line
 from rt4chart.judges.spec import JudgeSpec
 
@@ -278,6 +279,9 @@ def _take_lock(folder: Path) -> Optional[int]:
     except OSError:
         os.close(fd)
         return None
+    from rt4chart.batch.locks import hold_here
+
+    hold_here(fd)  # an audit process this worker forks must not hold the job as running
     return fd  # held until the process ends
 
 
@@ -328,7 +332,7 @@ def _spec(request: JobRequest):
     api_key = os.environ.get(API_KEY_ENV)
     judge = request.judge.build({"api_key": api_key} if api_key else None)
     # the cache `rt4chart batch` and the app use: an answer audited before with the same settings costs no call
-    return RunSpec(judge=judge, config=AuditConfig(**request.config), mapping=request.mapping,
+    return RunSpec(judge=judge, config=AuditConfig(**request.config), mapping=request.mapping, workers=AUTO_WORKERS,
                    store=Store(default_url()), run_name=request.run_name, source=request.title,
                    delimiter=request.delimiter, cache=MemoCache())
 

@@ -1,10 +1,18 @@
 """`--workers N` with the local engine for a judge that computes (the offline judge is pure Python under
 the GIL, so threads would only contend): N processes, each auditing chunks of rows, results in input
 order, at most 2 x N chunks in flight; a judge with automatic inference threads gets each process its share of the
-cores (`batch.cores`). LLM judges keep threads (they wait on the network)."""
+cores (`batch.cores`). LLM judges keep threads (they wait on the network).
+
+A run that stops early (an error, Ctrl-C, a job's cancel) stops its processes with it: the chunks not started are
+dropped and the ones being audited are killed, so nothing is audited after the run ended (their rows are not
+journaled, and a resumed run audits them). A process starts with the default SIGTERM action and without the locks
+its parent holds (`batch.locks.held_here`: the output's, a job's), so a process that outlives a killed parent holds
+neither."""
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -12,10 +20,32 @@ from typing import Iterable, Iterator, Optional
 
 from rt4chart.batch.audited import AuditedLine, projected
 from rt4chart.batch.cores import ROWS_PER_CHUNK, local_share, within_worker_share
+from rt4chart.batch.locks import held_here
 from rt4chart.core.config import AuditConfig
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
 from rt4chart.judges.spec import JudgeSpec
+
+
+def _worker_start(inherited: tuple[int, ...]) -> None:
+    """A forked audit process lets go of what its parent keeps to itself: its SIGTERM handler (a job's sets a flag
+    that only the parent reads, so the process could not be stopped) and its locks."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    for fd in inherited:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def _stop(pool: ProcessPoolExecutor, before: set) -> None:
+    """Drop the chunks not started and kill the processes of `pool` (this process's children not in `before`)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    mine = [child for child in multiprocessing.active_children() if child not in before]
+    for child in mine:
+        child.terminate()
+    for child in mine:
+        child.join(timeout=10)
 
 
 @lru_cache(maxsize=4)
@@ -43,15 +73,19 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
                   keep: bool = False, cache_path: Optional[str] = None) -> Iterator[AuditedLine]:
     """One line per row, in input order, from `workers` processes (`batch.executors.Processes`)."""
     spec = within_worker_share(JudgeSpec.of(judge), local_share(workers))  # no process takes every core
-    context = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
-        pending: deque = deque()
-        chunk: list[tuple[int, Record]] = []
+    forked = "fork" in multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if forked else "spawn")
+    before = set(multiprocessing.active_children())
+    # a spawned process inherits no descriptor, and its numbers may name other files there: close only after a fork
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
+                               initargs=(held_here() if forked else (),))
+    pending: deque = deque()
+    chunk: list[tuple[int, Record]] = []
 
-        def submit(items):
-            pending.append(pool.submit(_audit_chunk, items, spec, config.model_dump_json(),
-                                       keep, cache_path))
+    def submit(items):
+        pending.append(pool.submit(_audit_chunk, items, spec, config.model_dump_json(), keep, cache_path))
 
+    try:
         for item in rows:
             chunk.append(item)
             if len(chunk) >= ROWS_PER_CHUNK:
@@ -63,3 +97,7 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
             submit(chunk)
         while pending:
             yield from pending.popleft().result()
+    except BaseException:  # the caller stopped taking lines (GeneratorExit), a chunk failed, or Ctrl-C
+        _stop(pool, before)
+        raise
+    pool.shutdown(wait=True)

@@ -1,7 +1,9 @@
 """One writer per output file: an advisory lock (flock) held for the whole run.
 
 The lock is released by the kernel when the process ends in any way (SIGKILL included), so a killed
-run never leaves a stale lock behind; a second run on the same output refuses at once.
+run never leaves a stale lock behind; a second run on the same output refuses at once. A flock belongs to the open
+file, which a forked child shares: the audit processes a run forks close the locks it holds (`held_here`), or a
+child still auditing after its parent was killed would hold them.
 """
 from __future__ import annotations
 
@@ -16,6 +18,24 @@ try:
     import fcntl
 except ImportError:  # pragma: no cover - not on Windows: runs are not locked there
     fcntl = None  # type: ignore[assignment]
+
+
+_HELD_HERE: set[int] = set()
+
+
+def hold_here(fd: int) -> None:
+    """Mark `fd`, a lock this process holds, as this process's alone: a process it forks to audit closes it."""
+    _HELD_HERE.add(fd)
+
+
+def let_go_here(fd: int) -> None:
+    """`fd` is about to be closed: its number may name another file next."""
+    _HELD_HERE.discard(fd)
+
+
+def held_here() -> tuple[int, ...]:
+    """The descriptors of the locks this process holds for itself (`hold_here`)."""
+    return tuple(sorted(_HELD_HERE))
 
 
 def lock_path(output: str | Path) -> Path:
@@ -48,6 +68,7 @@ def exclusive_output(output: str | Path) -> Iterator[None]:
         os.close(fd)
     else:  # pragma: no cover - three lost races in a row
         raise InputError(f"could not lock {path}; retry")
+    hold_here(fd)
     try:
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode("ascii"))
@@ -57,4 +78,5 @@ def exclusive_output(output: str | Path) -> Iterator[None]:
             path.unlink()  # while still holding the lock: a waiter that opened it sees another inode
         except FileNotFoundError:
             pass
+        let_go_here(fd)
         os.close(fd)

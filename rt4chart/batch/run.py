@@ -231,6 +231,12 @@ def _audited(spec: RunSpec, source: _Input, sinks: _Sinks) -> Iterator[AuditedLi
     return workers.partitions(p for p in plan.partitions if not all(q in done for q in range(p.first, p.first + p.count)))
 
 
+def _close(lines: Iterator[AuditedLine]) -> None:
+    close = getattr(lines, "close", None)
+    if close is not None:
+        close()
+
+
 def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Optional[str] = None,
              resume: bool = True, progress: Optional[Callable[[int, int], None]] = None) -> BatchSummary:
     """Audit every record of `input_path` into `output_path` (JSONL, one line per input record, in order;
@@ -255,6 +261,7 @@ def run_spec(input_path: str, output_path: str, spec: RunSpec, journal_path: Opt
         sinks = _open_sinks(stack, output, spec.source or input_path, spec, batch_fingerprint(input_path, spec, digest),
                             source.count, journal_path, resume, summary, progress)
         lines = _audited(spec, source, sinks)
+        stack.callback(_close, lines)  # a run that stops early stops its workers first, not when `lines` is collected
         output.open()
         for audited in lines:
             sinks.take(audited)
