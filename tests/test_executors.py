@@ -270,3 +270,56 @@ def test_an_audit_process_lets_go_of_its_parents_stop_handler_and_private_descri
         signal.signal(signal.SIGTERM, previous)
         os.close(kept)
         os.close(shared)
+
+
+ORPHAN_SCRIPT = """
+import multiprocessing, sys, time
+from rt4chart.batch.executors import Processes
+from rt4chart.batch.spec import RunSpec
+from rt4chart.core.rows import Record
+from rt4chart.judges.factory import make_judge
+
+def rows():
+    for i in range(40):
+        yield i, Record(id=f"r{i}", context="The bridge opened in 1998.", answer="The bridge opened in 1998.", row=i + 1)
+    time.sleep(0.5)  # the pool has its processes by now
+    print(" ".join(str(p.pid) for p in multiprocessing.active_children()), flush=True)
+    time.sleep(600)  # killed here
+
+for _ in Processes(RunSpec(judge=make_judge("offline"), workers=2)).lines(rows()):
+    pass
+"""
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, ended and not yet reaped by whoever adopted it, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_the_processes_of_a_run_killed_outright_end_on_their_own(tmp_path):
+    """SIGKILL gives a run no chance to stop its pool, and a process waiting for its next chunk holds the queue's
+    other end itself: it waited forever (killed runs left theirs asleep). It now ends within a second or so."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "run.py"
+    script.write_text(ORPHAN_SCRIPT)
+    run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=tmp_path)
+    try:
+        children = [int(pid) for pid in run.stdout.readline().split()]
+        assert len(children) == 2 and all(alive(pid) for pid in children)
+    finally:
+        run.send_signal(signal.SIGKILL)
+        run.wait(timeout=10)
+    deadline = time.monotonic() + 5
+    while any(alive(pid) for pid in children) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(alive(pid) for pid in children)

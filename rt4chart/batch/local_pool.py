@@ -6,13 +6,15 @@ cores (`batch.cores`). LLM judges keep threads (they wait on the network).
 A run that stops early (an error, Ctrl-C, a job's cancel) stops its processes with it: the chunks not started are
 dropped and the ones being audited are killed, so nothing is audited after the run ended (their rows are not
 journaled, and a resumed run audits them). A process starts with the default SIGTERM action and without the locks
-its parent holds (`batch.locks.held_here`: the output's, a job's), so a process that outlives a killed parent holds
-neither."""
+its parent holds (`batch.locks.held_here`: the output's, a job's), and ends within half a second of a parent killed
+outright, so none is left behind holding memory or a lock."""
 from __future__ import annotations
 
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
@@ -26,16 +28,28 @@ from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
 from rt4chart.judges.spec import JudgeSpec
 
+PARENT_CHECK_S = 0.5  # how often an audit process checks that the run that started it is alive
 
-def _worker_start(inherited: tuple[int, ...]) -> None:
+
+def _worker_start(inherited: tuple[int, ...], parent: int) -> None:
     """A forked audit process lets go of what its parent keeps to itself: its SIGTERM handler (a job's sets a flag
-    that only the parent reads, so the process could not be stopped) and its locks."""
+    that only the parent reads, so the process could not be stopped) and its locks; and it ends with its parent."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for fd in inherited:
         try:
             os.close(fd)
         except OSError:
             pass
+    threading.Thread(target=_end_with, args=(parent,), name="rt4chart-parent-watch", daemon=True).start()
+
+
+def _end_with(parent: int) -> None:
+    """End this audit process once `parent` is gone. A parent killed outright (SIGKILL, the OOM killer) never tells
+    its pool, and a process waiting for the next chunk holds the queue's other end itself, so it would wait forever
+    (measured: killed runs left their processes asleep for good)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)
 
 
 def _stop(pool: ProcessPoolExecutor, before: set) -> None:
@@ -78,7 +92,7 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
     before = set(multiprocessing.active_children())
     # a spawned process inherits no descriptor, and its numbers may name other files there: close only after a fork
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_start,
-                               initargs=(held_here() if forked else (),))
+                               initargs=(held_here() if forked else (), os.getpid()))
     pending: deque = deque()
     chunk: list[tuple[int, Record]] = []
 
