@@ -323,3 +323,22 @@ def test_the_processes_of_a_run_killed_outright_end_on_their_own(tmp_path):
     while any(alive(pid) for pid in children) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not any(alive(pid) for pid in children)
+
+
+@pytest.mark.slow  # over 1.8 s (measured): left out of make test-fast
+def test_an_audit_process_killed_from_outside_is_one_clear_error_not_a_crash(slow_probe, tmp_path):
+    """The OOM killer or a stray signal ends an audit process mid-chunk: the run stops with one line saying so and
+    what to do (an error the CLI prints as such, exit 2), not the pool's BrokenProcessPool traceback (exit 70, a bug)."""
+    import multiprocessing
+    import signal
+
+    from rt4chart.core.errors import WorkerLostError
+
+    before = set(multiprocessing.active_children())
+    lines = Processes(RunSpec(judge=SlowProbe(0.05, str(tmp_path)), workers=2)).lines(many_rows(96))
+    assert next(lines).position == 0
+    victim = next(child for child in multiprocessing.active_children() if child not in before)
+    os.kill(victim.pid, signal.SIGKILL)
+    with pytest.raises(WorkerLostError, match="killed from outside .* resumes from its journal"):
+        list(lines)
+    assert set(multiprocessing.active_children()) <= before

@@ -17,6 +17,7 @@ import threading
 import time
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
 from typing import Iterable, Iterator, Optional
 
@@ -24,6 +25,7 @@ from rt4chart.batch.audited import AuditedLine, projected
 from rt4chart.batch.cores import ROWS_PER_CHUNK, local_share, within_worker_share
 from rt4chart.batch.locks import held_here
 from rt4chart.core.config import AuditConfig
+from rt4chart.core.errors import WorkerLostError
 from rt4chart.core.rows import Record
 from rt4chart.judges.base import Judge
 from rt4chart.judges.spec import JudgeSpec
@@ -111,6 +113,11 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
             submit(chunk)
         while pending:
             yield from pending.popleft().result()
+    except BrokenProcessPool:
+        _stop(pool, before)
+        raise WorkerLostError(f"an audit process ended before its rows were done, killed from outside (out of memory, "
+                              f"or a signal); the rows finished so far are kept, and `rt4chart batch` run again resumes "
+                              f"from its journal (with fewer than --workers {workers} if memory is short)") from None
     except BaseException:  # the caller stopped taking lines (GeneratorExit), a chunk failed, or Ctrl-C
         _stop(pool, before)
         raise

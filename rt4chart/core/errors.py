@@ -37,6 +37,10 @@ class MissingDependencyError(Rt4chartError, ImportError):
     """An optional extra is not installed; the message gives the command that installs it."""
 
 
+class WorkerLostError(Rt4chartError, RuntimeError):
+    """An audit process ended before its rows were done, killed from outside (out of memory, a signal)."""
+
+
 class StoreError(Rt4chartError, RuntimeError):
     """The run store cannot be used as it is (e.g. a newer schema than this rt4chart knows)."""
 
