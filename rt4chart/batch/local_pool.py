@@ -115,8 +115,8 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
             yield from pending.popleft().result()
     except BrokenProcessPool:
         _stop(pool, before)
-        raise WorkerLostError(f"an audit process ended before its rows were done, killed from outside (out of memory, "
-                              f"or a signal); the rows finished so far are kept, and `rt4chart batch` run again resumes "
+        raise WorkerLostError(f"an audit process ended abruptly before its rows were done (out of memory, a signal "
+                              f"or a crash); the rows finished so far are kept, and `rt4chart batch` run again resumes "
                               f"from its journal (with fewer than --workers {workers} if memory is short)") from None
     except BaseException:  # the caller stopped taking lines (GeneratorExit), a chunk failed, or Ctrl-C
         _stop(pool, before)

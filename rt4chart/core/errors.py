@@ -38,7 +38,7 @@ class MissingDependencyError(Rt4chartError, ImportError):
 
 
 class WorkerLostError(Rt4chartError, RuntimeError):
-    """An audit process ended before its rows were done, killed from outside (out of memory, a signal)."""
+    """An audit process ended abruptly before its rows were done (out of memory, a signal, a crash)."""
 
 
 class StoreError(Rt4chartError, RuntimeError):
