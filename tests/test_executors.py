@@ -236,13 +236,15 @@ def test_a_run_that_stops_taking_lines_stops_its_processes_and_audits_nothing_af
     spec = RunSpec(judge=SlowProbe(0.2, str(tmp_path)), workers=2)
     lines = Processes(spec).lines(many_rows(128))  # chunks of 16 rows, 3.2 s each; 4 in flight
     assert next(lines).position == 0
+    pool = [child.pid for child in multiprocessing.active_children() if child not in before]
     started = time.monotonic()
     lines.close()
     stopping = time.monotonic() - started
     audited = len(list(tmp_path.glob("audited-*")))
     time.sleep(1.0)
     assert stopping < 1.5 and len(list(tmp_path.glob("audited-*"))) == audited < 64
-    assert set(multiprocessing.active_children()) <= before
+    assert len(pool) == 2 and not any(alive(pid) for pid in pool)
+    assert set(multiprocessing.active_children()) <= before  # reaped, none listed as running
 
 
 def test_an_audit_process_lets_go_of_its_parents_stop_handler_and_private_descriptors(slow_probe, tmp_path,
@@ -337,8 +339,9 @@ def test_an_audit_process_killed_from_outside_is_one_clear_error_not_a_crash(slo
     before = set(multiprocessing.active_children())
     lines = Processes(RunSpec(judge=SlowProbe(0.05, str(tmp_path)), workers=2)).lines(many_rows(96))
     assert next(lines).position == 0
-    victim = next(child for child in multiprocessing.active_children() if child not in before)
-    os.kill(victim.pid, signal.SIGKILL)
+    pool = [child.pid for child in multiprocessing.active_children() if child not in before]
+    os.kill(pool[0], signal.SIGKILL)
     with pytest.raises(WorkerLostError, match="ended abruptly before its rows were done .* resumes from its journal"):
         list(lines)
-    assert set(multiprocessing.active_children()) <= before
+    assert len(pool) == 2 and not any(alive(pid) for pid in pool)
+    assert set(multiprocessing.active_children()) <= before  # reaped, none listed as running

@@ -55,13 +55,13 @@ def _end_with(parent: int) -> None:
 
 
 def _stop(pool: ProcessPoolExecutor, before: set) -> None:
-    """Drop the chunks not started and kill the processes of `pool` (this process's children not in `before`)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    mine = [child for child in multiprocessing.active_children() if child not in before]
-    for child in mine:
-        child.terminate()
-    for child in mine:
-        child.join(timeout=10)
+    """Kill the processes of `pool` (this process's children not in `before`) and drop the chunks not started. The
+    pool's own thread sees them end and reaps them; shutting down waits for it (a second waiter on the same process
+    could leave it listed as running, `multiprocessing.active_children`)."""
+    for child in multiprocessing.active_children():
+        if child not in before:
+            child.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 @lru_cache(maxsize=4)
@@ -114,7 +114,7 @@ def process_lines(rows: Iterable[tuple[int, Record]], judge: Judge, config: Audi
         while pending:
             yield from pending.popleft().result()
     except BrokenProcessPool:
-        _stop(pool, before)
+        pool.shutdown(wait=True, cancel_futures=True)  # the pool has stopped its other processes itself
         raise WorkerLostError(f"an audit process ended abruptly before its rows were done (out of memory, a signal "
                               f"or a crash); the rows finished so far are kept, and `rt4chart batch` run again resumes "
                               f"from its journal (with fewer than --workers {workers} if memory is short)") from None
