@@ -83,9 +83,14 @@ class DaskWorkers:
                           self.roles, self.run_id)
 
 
+def in_processes(workers: int, makes_calls: bool) -> bool:
+    """Whether the local engine audits in processes: a judge that computes, on more than one worker."""
+    return workers > 1 and not makes_calls
+
+
 def local_executor(spec: RunSpec, keep: bool) -> Executor:
     """The local engine's executor for `spec`: processes for a judge that computes on more than one worker, else
     threads. `keep`: each line carries its stored row."""
-    if spec.workers > 1 and not spec.judge.makes_calls:
+    if in_processes(spec.workers, spec.judge.makes_calls):
         return Processes(spec, keep)
     return Threads(spec, keep)

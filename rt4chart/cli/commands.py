@@ -305,9 +305,11 @@ def cmd_bench(args) -> int:
 
 def _width(workers: int, judge) -> str:
     """How a run audited its rows, for a throughput line: '1 worker', '2 processes' or '4 threads'."""
+    from rt4chart.batch.executors import in_processes
+
     if workers <= 1:
         return "1 worker"
-    return f"{workers} " + ("threads" if judge.makes_calls else "processes")
+    return f"{workers} " + ("processes" if in_processes(workers, judge.makes_calls) else "threads")
 
 
 def cmd_insights(args) -> int:
